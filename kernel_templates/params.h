@@ -1,0 +1,116 @@
+// Kernel parameter blocks: the one definition shared by the host launcher (C++) and
+// every kernel template (NVRTC / HIPRTC). Each kernel takes its block by value as its
+// only argument. Plain C types only, so both compilers and the host lay them out the
+// same way; all sizes, offsets and strides are 64-bit and counted in elements.
+#ifndef CC1D_PARAMS_H
+#define CC1D_PARAMS_H
+
+// Block sizes the host launcher and the kernels agree on.
+#define CC1D_FWD_CF_THREADS 128   // channel-first forward: threads along time
+#define CC1D_FWD_CF_ILP 2         // 16-byte vectors per thread per tile
+#define CC1D_FWD_CL_THREADS 128   // channel-last forward: threads along channels (x) ...
+#define CC1D_FWD_CL_CHUNK 64      // ... each walking this many time steps
+#define CC1D_BWD_CF_THREADS 128
+#define CC1D_BWD_CF_ILP 2
+#define CC1D_BWD_CL_THREADS 128
+#define CC1D_BWD_CL_CHUNK 128
+#define CC1D_REDUCE_THREADS 256
+#define CC1D_UPDATE_THREADS 128
+
+struct cc1d_fwd_params {
+    const void* x;
+    const void* weight;
+    const void* bias;            // null when the variant has no bias
+    void* out;
+    const int* seq_idx;          // null unless the variant has seq_idx
+    const void* initial_states;  // null unless the variant has initial states
+    void* final_states;          // null unless the variant has final states
+    long long batch, dim, seqlen;
+    long long x_stride_b, x_stride_d, x_stride_l;
+    long long out_stride_b, out_stride_d, out_stride_l;
+    long long w_stride_d, w_stride_k;
+    long long bias_stride;
+    long long seq_stride_b, seq_stride_l;
+    long long init_stride_b, init_stride_d, init_stride_k;
+    long long final_stride_b, final_stride_d, final_stride_k;
+    long long tiles;             // tiles (chunks) along time per row, as the launcher split it
+    int vector_ok;               // 1: every x/out row start is 16-byte aligned and the unit
+                                 //    stride allows 16-byte vectors; 0: element-wise path
+    int pad_;
+};
+
+struct cc1d_bwd_params {
+    const void* x;
+    const void* weight;
+    const void* bias;
+    const void* dout;
+    void* dx;
+    const int* seq_idx;
+    const void* initial_states;
+    void* dinitial_states;       // null when not requested
+    const void* dfinal_states;   // null when absent
+    float* partials;             // workspace: [parts][dim][width + 1] (dw..., db) in fp32
+    void* dweight;
+    void* dbias;                 // null when there is no bias
+    long long batch, dim, seqlen;
+    long long x_stride_b, x_stride_d, x_stride_l;
+    long long dout_stride_b, dout_stride_d, dout_stride_l;
+    long long dx_stride_b, dx_stride_d, dx_stride_l;
+    long long w_stride_d, w_stride_k;
+    long long bias_stride;
+    long long seq_stride_b, seq_stride_l;
+    long long init_stride_b, init_stride_d, init_stride_k;
+    long long dinit_stride_b, dinit_stride_d, dinit_stride_k;
+    long long dfinal_stride_b, dfinal_stride_d, dfinal_stride_k;
+    long long dw_stride_d, dw_stride_k;
+    long long db_stride;
+    long long tiles;             // tiles (chunks) along time per row
+    long long parts;             // partial rows in `partials` (1 on the atomic path)
+    int vector_ok;
+    int dw_is_fp32;              // 1: dweight/dbias are fp32; 0: the weight's dtype
+    int accumulate;              // 1: add into dweight/dbias
+    int pad_;
+};
+
+struct cc1d_update_params {
+    const void* x;
+    void* conv_state;
+    const void* weight;
+    const void* bias;
+    void* out;
+    const int* cache_seqlens;        // null unless the variant has it
+    const int* conv_state_indices;   // null unless the variant has it
+    long long batch, dim, seqlen;    // seqlen = T new tokens
+    long long state_len;             // S
+    long long x_stride_b, x_stride_d, x_stride_l;
+    long long out_stride_b, out_stride_d, out_stride_l;
+    long long state_stride_b, state_stride_d, state_stride_l;
+    long long w_stride_d, w_stride_k;
+    long long bias_stride;
+    long long seqlens_stride, indices_stride;
+    int pad_slot_id;
+    int pad_;
+};
+
+struct cc1d_varlen_params {
+    const void* x;               // (D, total) or (total, D): see the layout of the variant
+    const void* weight;
+    const void* bias;
+    void* out;
+    const int* cu_seqlens;       // N + 1 offsets
+    void* conv_states;           // null unless the variant has states
+    const int* cache_indices;    // null: sequence i uses slot i
+    const int* has_initial_state;  // null: no sequence reads its slot
+    long long num_seqs, dim, total;
+    long long x_stride_d, x_stride_l;
+    long long out_stride_d, out_stride_l;
+    long long state_stride_b, state_stride_d, state_stride_l;
+    long long state_len;
+    long long w_stride_d, w_stride_k;
+    long long bias_stride;
+    long long tiles;             // tiles (chunks) along time per sequence (longest sequence)
+    int pad_slot_id;
+    int vector_ok;
+};
+
+#endif

@@ -1,0 +1,21 @@
+// Backend prelude for NVRTC. Defines the few things that differ between compilers;
+// everything else lives in common.h. No toolkit header is included: NVRTC provides
+// the built-in variables (threadIdx, ...) and intrinsics itself.
+#define CC1D_BACKEND_CUDA 1
+#define CC1D_WARP_SIZE 32
+#define CC1D_DEVICE __device__ __forceinline__
+
+CC1D_DEVICE float cc1d_half_bits_to_float(unsigned short bits) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(bits));
+    return f;
+}
+CC1D_DEVICE unsigned short cc1d_float_to_half_bits(float f) {
+    unsigned short bits;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(bits) : "f"(f));
+    return bits;
+}
+CC1D_DEVICE float cc1d_shfl_xor(float v, int mask) { return __shfl_xor_sync(0xffffffffu, v, mask); }
+CC1D_DEVICE float cc1d_shfl_up(float v, int delta) { return __shfl_up_sync(0xffffffffu, v, delta); }
+CC1D_DEVICE float cc1d_shfl_down(float v, int delta) { return __shfl_down_sync(0xffffffffu, v, delta); }
+CC1D_DEVICE float cc1d_exp(float x) { return __expf(x); }

@@ -1,0 +1,26 @@
+// Backend prelude for HIPRTC. Defines the few things that differ between compilers;
+// everything else lives in common.h. HIPRTC provides the built-in variables and
+// intrinsics itself, so nothing is included.
+#define CC1D_BACKEND_HIP 1
+#ifdef __AMDGCN_WAVEFRONT_SIZE
+#define CC1D_WARP_SIZE __AMDGCN_WAVEFRONT_SIZE
+#else
+#define CC1D_WARP_SIZE 64
+#endif
+#define CC1D_DEVICE __device__ inline __attribute__((always_inline))
+
+CC1D_DEVICE float cc1d_half_bits_to_float(unsigned short bits) {
+    _Float16 h;
+    __builtin_memcpy(&h, &bits, sizeof(h));
+    return (float)h;
+}
+CC1D_DEVICE unsigned short cc1d_float_to_half_bits(float f) {
+    _Float16 h = (_Float16)f;
+    unsigned short bits;
+    __builtin_memcpy(&bits, &h, sizeof(bits));
+    return bits;
+}
+CC1D_DEVICE float cc1d_shfl_xor(float v, int mask) { return __shfl_xor(v, mask); }
+CC1D_DEVICE float cc1d_shfl_up(float v, int delta) { return __shfl_up(v, delta); }
+CC1D_DEVICE float cc1d_shfl_down(float v, int delta) { return __shfl_down(v, delta); }
+CC1D_DEVICE float cc1d_exp(float x) { return __expf(x); }

@@ -1,0 +1,42 @@
+// Host side of each kernel family: turns validated arguments into parameter blocks and
+// launch geometry. The Runtime validates first (nothing reaches these functions that
+// could fault), picks the Variant, loads its module, and hands over a Launcher.
+#pragma once
+
+#include <cstddef>
+
+#include "cc1d/cc1d.hpp"
+#include "device/device.hpp"
+#include "variant/variant.hpp"
+
+namespace cc1d::launch {
+
+// Kernel functions of one module: the family's main kernel and, for backward, the
+// fixed-order reduction of the dweight/dbias partials.
+enum class Kernel { main = 0, reduce = 1 };
+
+class Launcher {
+public:
+    virtual ~Launcher() = default;
+    virtual void launch(Kernel kernel, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes,
+                        const void* params, std::size_t params_size) = 0;
+    virtual int multiprocessor_count() = 0;
+    // Device memory of at least `bytes` for this call (reused across calls on the same
+    // stream; contents undefined).
+    virtual void* workspace(std::size_t bytes) = 0;
+};
+
+void forward_channel_first(Launcher& launcher, const Variant& variant, const ForwardArgs& args);
+void forward_channel_last(Launcher& launcher, const Variant& variant, const ForwardArgs& args);
+void backward_channel_first(Launcher& launcher, const Variant& variant, const BackwardArgs& args);
+void backward_channel_last(Launcher& launcher, const Variant& variant, const BackwardArgs& args);
+void update(Launcher& launcher, const Variant& variant, const UpdateArgs& args);
+void varlen_forward(Launcher& launcher, const Variant& variant, const VarlenForwardArgs& args);
+
+// Workspace bytes a backward call needs (0 when none).
+std::size_t backward_workspace_bytes(const Variant& variant, const BackwardArgs& args);
+
+// True when `p` is 16-byte aligned.
+inline bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
+
+}  // namespace cc1d::launch

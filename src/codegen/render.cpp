@@ -1,0 +1,90 @@
+#include "codegen/render.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "codegen/embedded_templates.hpp"
+#include "common/env.hpp"
+#include "common/fail.hpp"
+
+namespace cc1d::codegen {
+namespace {
+
+int dtype_code(DType dtype) {
+    switch (dtype) {
+        case DType::fp32: return 0;
+        case DType::fp16: return 1;
+        case DType::bf16: return 2;
+        default: fail(ErrorCode::unsupported, "dtype {} cannot be a kernel data type", to_string(dtype));
+    }
+}
+
+std::string variant_macros(const Variant& v, const std::string& entry, const std::string& reduce_entry) {
+    std::string text = fmt::format("// cc1d variant: {}\n", v.canonical());
+    auto define = [&text](const char* name, auto value) { text += fmt::format("#define {} {}\n", name, value); };
+    define("CC1D_WIDTH", v.width);
+    define("CC1D_X_DTYPE", dtype_code(v.x_dtype));
+    define("CC1D_W_DTYPE", dtype_code(v.weight_dtype));
+    define("CC1D_SILU", int(v.activation == Activation::silu));
+    define("CC1D_HAS_BIAS", int(v.bias));
+    define("CC1D_HAS_SEQ_IDX", int(v.seq_idx));
+    define("CC1D_HAS_INITIAL_STATES", int(v.initial_states));
+    define("CC1D_HAS_FINAL_STATES", int(v.final_states));
+    define("CC1D_DETERMINISTIC", int(v.deterministic));
+    define("CC1D_HAS_CACHE_SEQLENS", int(v.cache_seqlens));
+    define("CC1D_HAS_STATE_INDICES", int(v.state_indices));
+    define("CC1D_CHANNEL_LAST", int(v.layout == Layout::channel_last));
+    define("CC1D_ENTRY", entry);
+    if (!reduce_entry.empty()) define("CC1D_ENTRY_REDUCE", reduce_entry);
+    return text;
+}
+
+}  // namespace
+
+std::string family_template(const Variant& variant) {
+    const bool last = variant.layout == Layout::channel_last;
+    switch (variant.op) {
+        case Op::fwd: return last ? "fwd_channel_last.cu" : "fwd_channel_first.cu";
+        case Op::bwd: return last ? "bwd_channel_last.cu" : "bwd_channel_first.cu";
+        case Op::update: return "update.cu";
+        case Op::varlen_fwd: return "varlen_fwd.cu";
+    }
+    fail(ErrorCode::unsupported, "no kernel family for op {}", to_string(variant.op));
+}
+
+std::string template_text(const std::string& file_name) {
+    if (auto dir = env::get("CC1D_TEMPLATE_DIR")) {
+        const std::string path = *dir + "/" + file_name;
+        std::ifstream file(path, std::ios::binary);
+        if (!file)
+            fail(ErrorCode::invalid_argument, "CC1D_TEMPLATE_DIR: cannot read template '{}' (looked for {})",
+                 file_name, path);
+        std::ostringstream text;
+        text << file.rdbuf();
+        return text.str();
+    }
+    for (const auto& entry : embedded_templates())
+        if (file_name == entry.name) return std::string(entry.text);
+    fail(ErrorCode::invalid_argument, "no embedded kernel template named '{}'", file_name);
+}
+
+RenderedSource render_source(const Variant& raw, const std::string& backend) {
+    const Variant variant = raw.normalized();
+    check_variant(variant);
+    if (backend != "cuda" && backend != "hip")
+        fail(ErrorCode::invalid_argument, "render_source: unknown backend '{}' (expected cuda or hip)", backend);
+    RenderedSource out;
+    out.entry = variant.entry_name();
+    if (variant.op == Op::bwd) out.reduce_entry = out.entry + "_reduce";
+    out.name = out.entry + ".cu";
+    out.text = template_text(backend == "cuda" ? "prelude_cuda.h" : "prelude_hip.h");
+    out.text += variant_macros(variant, out.entry, out.reduce_entry);
+    out.text += template_text("params.h");
+    out.text += template_text("common.h");
+    out.text += template_text(family_template(variant));
+    return out;
+}
+
+}  // namespace cc1d::codegen

@@ -1,0 +1,30 @@
+// Variant -> self-contained kernel source. The text is the backend prelude, the
+// variant's macros, params.h, common.h and the op family's template, in that order;
+// nothing is #included at compile time, so the hash of the text is the hash of
+// everything the compiler sees.
+#pragma once
+
+#include <string>
+
+#include "variant/variant.hpp"
+
+namespace cc1d::codegen {
+
+struct RenderedSource {
+    std::string text;
+    std::string name;          // "<entry>.cu", for logs and compile errors
+    std::string entry;         // main kernel
+    std::string reduce_entry;  // backward's reduction kernel; empty for other ops
+};
+
+// backend: "cuda" or "hip".
+RenderedSource render_source(const Variant& variant, const std::string& backend);
+
+// The template file a variant's op family uses, e.g. "fwd_channel_first.cu".
+std::string family_template(const Variant& variant);
+
+// A template by file name: from CC1D_TEMPLATE_DIR when set, else the embedded copy.
+// Throws invalid_argument for an unknown name, naming the folder searched.
+std::string template_text(const std::string& file_name);
+
+}  // namespace cc1d::codegen
