@@ -112,3 +112,69 @@ CC1D_DEVICE void cc1d_store_vec(x_t* row, cc1d_i64 stride, cc1d_i64 pos, cc1d_i6
 template <typename T> CC1D_DEVICE float cc1d_load_float(const void* base, cc1d_i64 offset) {
     return cc1d_to_float(reinterpret_cast<const T*>(base)[offset]);
 }
+
+// ---- Raw 16-byte vectors of x_t ------------------------------------------------------
+// Element access with indices that unrolled loops make compile-time constants, so a
+// vector stays in four registers (no local memory). "raw" means the stored bits, which
+// is what state copies need (bit-identical) and what shared memory holds.
+CC1D_DEVICE unsigned int cc1d_bits_of(float v) { return (unsigned int)__float_as_int(v); }
+CC1D_DEVICE unsigned int cc1d_bits_of(cc1d_half v) { return v.bits; }
+CC1D_DEVICE unsigned int cc1d_bits_of(cc1d_bf16 v) { return v.bits; }
+template <typename T> CC1D_DEVICE T cc1d_of_bits(unsigned int bits);
+template <> CC1D_DEVICE float cc1d_of_bits<float>(unsigned int bits) { return __int_as_float((int)bits); }
+template <> CC1D_DEVICE cc1d_half cc1d_of_bits<cc1d_half>(unsigned int bits) {
+    cc1d_half h; h.bits = (unsigned short)bits; return h;
+}
+template <> CC1D_DEVICE cc1d_bf16 cc1d_of_bits<cc1d_bf16>(unsigned int bits) {
+    cc1d_bf16 b; b.bits = (unsigned short)bits; return b;
+}
+
+CC1D_DEVICE cc1d_vec16 cc1d_v16_zero() {
+    cc1d_vec16 v;
+    v.w[0] = v.w[1] = v.w[2] = v.w[3] = 0u;
+    return v;
+}
+// Element e (0 <= e < CC1D_VEC) of a vector of x_t.
+CC1D_DEVICE x_t cc1d_v16_raw(const cc1d_vec16& v, int e) {
+    if (sizeof(x_t) == 4) return cc1d_of_bits<x_t>(v.w[e & 3]);
+    return cc1d_of_bits<x_t>((v.w[(e >> 1) & 3] >> ((e & 1) * 16)) & 0xffffu);
+}
+CC1D_DEVICE float cc1d_v16_float(const cc1d_vec16& v, int e) { return cc1d_to_float(cc1d_v16_raw(v, e)); }
+CC1D_DEVICE void cc1d_v16_set(cc1d_vec16& v, int e, x_t value) {
+    const unsigned int bits = cc1d_bits_of(value);
+    if (sizeof(x_t) == 4) {
+        v.w[e & 3] = bits;
+    } else {
+        const int shift = (e & 1) * 16;
+        unsigned int& word = v.w[(e >> 1) & 3];
+        word = (word & ~(0xffffu << shift)) | (bits << shift);
+    }
+}
+
+// CC1D_VEC elements of a row from element `pos` on (element i at row[(pos + i) * stride]):
+// one 16-byte access when `vectorized` (the caller promises alignment, unit stride and
+// that the whole vector lies in [0, len)), else element by element, reading 0 and
+// writing nothing outside [0, len).
+CC1D_DEVICE cc1d_vec16 cc1d_v16_load(const x_t* row, cc1d_i64 stride, cc1d_i64 pos, cc1d_i64 len,
+                                     bool vectorized) {
+    if (vectorized) return *reinterpret_cast<const cc1d_vec16*>(row + pos);
+    cc1d_vec16 v = cc1d_v16_zero();
+#pragma unroll
+    for (int i = 0; i < CC1D_VEC; ++i) {
+        const cc1d_i64 p = pos + i;
+        if (p >= 0 && p < len) cc1d_v16_set(v, i, row[p * stride]);
+    }
+    return v;
+}
+CC1D_DEVICE void cc1d_v16_store(x_t* row, cc1d_i64 stride, cc1d_i64 pos, cc1d_i64 len, bool vectorized,
+                                const cc1d_vec16& v) {
+    if (vectorized) {
+        *reinterpret_cast<cc1d_vec16*>(row + pos) = v;
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < CC1D_VEC; ++i) {
+        const cc1d_i64 p = pos + i;
+        if (p >= 0 && p < len) row[p * stride] = cc1d_v16_raw(v, i);
+    }
+}

@@ -10,11 +10,24 @@
 #define CC1D_FWD_CF_ILP 2         // 16-byte vectors per thread per tile
 #define CC1D_FWD_CL_THREADS 128   // channel-last forward: threads along channels (x) ...
 #define CC1D_FWD_CL_CHUNK 64      // ... each walking this many time steps
-#define CC1D_BWD_CF_THREADS 128
-#define CC1D_BWD_CF_ILP 2
-#define CC1D_BWD_CL_THREADS 128
-#define CC1D_BWD_CL_CHUNK 128
+#define CC1D_BWD_CF_THREADS 128   // channel-first backward: most threads along time per block
+#define CC1D_BWD_CF_ILP 2         // ... and at most this many 16-byte vectors per thread per tile
+#define CC1D_BWD_CL_THREADS 128   // channel-last backward: threads per block ...
+#define CC1D_BWD_CL_THREADS_X 32  // ... of which this many along channels (the rest split time)
+#define CC1D_BWD_CL_CHUNK 512     // longest time chunk one channel-last thread walks
+#define CC1D_BWD_CL_MIN_CHUNK 32  // shortest chunk the launcher splits time into
+#define CC1D_BWD_CL_WINDOW 16     // channels x width a channel-last thread keeps per window
+#define CC1D_BWD_CL_BATCH_BYTES 64  // bytes of x (and of dout) a thread loads per batch of steps
 #define CC1D_REDUCE_THREADS 256
+
+// Where a backward block puts its dweight/dbias sums (cc1d_bwd_params.dw_mode).
+#define CC1D_DW_PARTIAL_ROWS 0    // its own row of `partials`; the reduce kernel sums the rows in order
+#define CC1D_DW_DIRECT 1          // the only block for its channels: writes dweight/dbias itself
+#define CC1D_DW_ATOMIC_PARTIAL 2  // atomically into row 0 of `partials` (zeroed first), then reduce
+#define CC1D_DW_ATOMIC_DIRECT 3   // atomically into fp32 dweight/dbias (zeroed first unless accumulating)
+// What the backward reduce kernel does (cc1d_bwd_params.reduce_mode).
+#define CC1D_REDUCE_SUM 0         // sum the partial rows in order into dweight/dbias
+#define CC1D_REDUCE_ZERO 1        // zero the atomic target of dw_mode before the main kernel
 #define CC1D_UPDATE_THREADS 128
 
 struct cc1d_fwd_params {
@@ -34,6 +47,7 @@ struct cc1d_fwd_params {
     long long init_stride_b, init_stride_d, init_stride_k;
     long long final_stride_b, final_stride_d, final_stride_k;
     long long tiles;             // tiles (chunks) along time per row, as the launcher split it
+    long long chunk_len;         // channel-last: time steps per chunk (channel-first: unused)
     int vector_ok;               // 1: every x/out row start is 16-byte aligned and the unit
                                  //    stride allows 16-byte vectors; 0: element-wise path
     int pad_;
@@ -66,9 +80,15 @@ struct cc1d_bwd_params {
     long long db_stride;
     long long tiles;             // tiles (chunks) along time per row
     long long parts;             // partial rows in `partials` (1 on the atomic path)
+    long long tile_len;          // time steps per tile (channel-first) or chunk (channel-last)
+    long long units_per_part;    // (batch, tile) units one part walks, in order
     int vector_ok;
     int dw_is_fp32;              // 1: dweight/dbias are fp32; 0: the weight's dtype
     int accumulate;              // 1: add into dweight/dbias
+    int ilp;                     // channel-first: 16-byte vectors per thread per tile (<= CC1D_BWD_CF_ILP)
+    int seq_vector_ok;           // 1: seq_idx rows are 16-byte aligned with unit stride
+    int dw_mode;                 // CC1D_DW_*
+    int reduce_mode;             // CC1D_REDUCE_*
     int pad_;
 };
 
@@ -108,9 +128,13 @@ struct cc1d_varlen_params {
     long long state_len;
     long long w_stride_d, w_stride_k;
     long long bias_stride;
-    long long tiles;             // tiles (chunks) along time per sequence (longest sequence)
+    long long tiles;             // tiles (chunks) along the packed token axis
+    long long chunk_len;         // channel-last: tokens per chunk (channel-first: unused)
     int pad_slot_id;
     int vector_ok;
+    int phase;                   // 0: outputs; 1: conv_states write-back (a second launch,
+                                 //    so no block overwrites a slot another still reads)
+    int pad_;
 };
 
 #endif

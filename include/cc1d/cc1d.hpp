@@ -114,7 +114,9 @@ struct UpdateArgs {
     std::int32_t pad_slot_id = -1;
 };
 
-// Packed variable-length prefill: x (D, total) or (total, D) given as rank-2 tensors.
+// Packed variable-length prefill. x, out: rank 2 with LOGICAL shape (D, total), like the
+// forward's (B, D, L) without B; stored channel-first (stride[1] == 1) or channel-last,
+// i.e. as (total, D) in memory (stride[0] == 1). conv_states slots are (slots, D, S).
 struct VarlenForwardArgs {
     Tensor x, weight, bias, out;
     Activation activation = Activation::none;

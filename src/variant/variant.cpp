@@ -50,6 +50,22 @@ Variant Variant::normalized() const {
     return v;
 }
 
+std::uint32_t Variant::packed() const {
+    const Variant v = normalized();
+    std::uint32_t bits = 0;
+    auto put = [&bits](std::uint32_t value, int width) { bits = (bits << width) | value; };
+    put(static_cast<std::uint32_t>(v.op), 2);
+    put(static_cast<std::uint32_t>(v.layout), 1);
+    put(static_cast<std::uint32_t>(v.width), 5);
+    put(static_cast<std::uint32_t>(v.x_dtype), 2);
+    put(static_cast<std::uint32_t>(v.weight_dtype), 2);
+    put(static_cast<std::uint32_t>(v.activation), 1);
+    for (bool flag : {v.bias, v.seq_idx, v.initial_states, v.final_states, v.deterministic, v.cache_seqlens,
+                      v.state_indices})
+        put(flag ? 1u : 0u, 1);
+    return bits;
+}
+
 std::string Variant::canonical() const {
     const Variant v = normalized();
     std::string text = fmt::format("op={},layout={},width={},x={},weight={},act={},bias={}", to_string(v.op),

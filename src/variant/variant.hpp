@@ -38,7 +38,11 @@ struct Variant {
     // invalid_argument naming the bad field.
     static Variant parse(const std::string& text);
 
-    bool operator==(const Variant& other) const { return canonical() == other.canonical(); }
+    // A compact unique number of the normalized variant, for in-memory lookups on the
+    // launch path (no string is built per call).
+    std::uint32_t packed() const;
+
+    bool operator==(const Variant& other) const { return packed() == other.packed(); }
 };
 
 // Throws invalid_argument when a field is out of its range (width, dtypes).

@@ -1,0 +1,183 @@
+// Causal conv1d forward, channel-first layout: x and out are (B, D, L) with L contiguous.
+//
+// One block computes one tile of one row (b, d): blockDim.x * CC1D_FWD_CF_ILP 16-byte
+// vectors along L. Each thread issues all of its global loads before it uses any, so
+// every thread keeps ILP * 16 bytes in flight (that, not arithmetic, sets the speed),
+// and parks them in shared memory next to the tile's halo: the ceil(K / VEC) vectors
+// before the tile start (from x, initial_states or zeros). After one barrier each output
+// vector reads the K inputs before it from the neighbouring vectors with 16-byte reads,
+// which consecutive threads issue at consecutive addresses (no bank conflicts).
+// Weights and bias live in registers as fp32; accumulation is fp32.
+//
+// Dynamic shared memory, sized by the launcher for its blockDim.x (forward_channel_first.cpp
+// computes the same sizes): [halo + tile] 16-byte vectors of raw x, then, with seq_idx,
+// one int id per element of that span.
+//
+// Rows that are not 16-byte aligned (vector_ok == 0) take the element-wise path: loads
+// are still coalesced (consecutive threads, consecutive elements) straight into shared
+// memory; only the stores go element by element.
+
+constexpr int kCfHalo = (CC1D_K + CC1D_VEC - 1) / CC1D_VEC;   // vectors of history per tile
+constexpr int kCfHaloElems = kCfHalo * CC1D_VEC;
+
+// x̃ at a position before the row start: initial_states when given, else 0.
+CC1D_DEVICE x_t cf_before_start(const cc1d_fwd_params& p, cc1d_i64 b, cc1d_i64 d, cc1d_i64 pos) {
+#if CC1D_HAS_INITIAL_STATES
+    if (pos >= -CC1D_K) {
+        const x_t* init = reinterpret_cast<const x_t*>(p.initial_states);
+        return init[b * p.init_stride_b + d * p.init_stride_d + (pos + CC1D_K) * p.init_stride_k];
+    }
+#else
+    (void)p; (void)b; (void)d; (void)pos;
+#endif
+    return cc1d_of_bits<x_t>(0u);
+}
+
+// One halo vector (elements pos .. pos+VEC-1, pos < tile start <= L).
+CC1D_DEVICE cc1d_vec16 cf_load_halo(const cc1d_fwd_params& p, const x_t* xrow, cc1d_i64 b, cc1d_i64 d,
+                                    cc1d_i64 pos) {
+    if (pos >= 0) return cc1d_v16_load(xrow, p.x_stride_l, pos, p.seqlen, p.vector_ok != 0);
+    cc1d_vec16 v = cc1d_v16_zero();
+#pragma unroll
+    for (int e = 0; e < CC1D_VEC; ++e) {
+        const cc1d_i64 q = pos + e;
+        cc1d_v16_set(v, e, q >= 0 ? xrow[q * p.x_stride_l] : cf_before_start(p, b, d, q));
+    }
+    return v;
+}
+
+extern "C" __global__ void __launch_bounds__(CC1D_FWD_CF_THREADS) CC1D_ENTRY(cc1d_fwd_params p) {
+    extern __shared__ cc1d_vec16 cf_smem[];
+
+    const cc1d_i64 block = (cc1d_i64)blockIdx.y * gridDim.x + blockIdx.x;
+    if (block >= p.batch * p.dim * p.tiles) return;
+    const cc1d_i64 row = block / p.tiles;
+    const cc1d_i64 tile = block - row * p.tiles;
+    const cc1d_i64 b = row / p.dim, d = row - b * p.dim;
+
+    const int nthreads = blockDim.x, tid = threadIdx.x;
+    const int tile_vecs = nthreads * CC1D_FWD_CF_ILP;
+    const cc1d_i64 tile_start = tile * tile_vecs * CC1D_VEC;
+    const cc1d_i64 L = p.seqlen;
+    const bool vector_ok = p.vector_ok != 0;
+
+    const x_t* xrow = reinterpret_cast<const x_t*>(p.x) + b * p.x_stride_b + d * p.x_stride_d;
+    x_t* orow = reinterpret_cast<x_t*>(p.out) + b * p.out_stride_b + d * p.out_stride_d;
+    cc1d_vec16* s_x = cf_smem;   // s_x[kCfHalo + j] = tile vector j; s_x[0..kCfHalo) = halo
+
+    // ---- 1. loads: tile, halo, (seq ids), weights; all issued before the barrier ----
+    if (vector_ok) {
+        cc1d_vec16 v[CC1D_FWD_CF_ILP];
+#pragma unroll
+        for (int i = 0; i < CC1D_FWD_CF_ILP; ++i) {
+            const cc1d_i64 pos = tile_start + (cc1d_i64)(tid + i * nthreads) * CC1D_VEC;
+            v[i] = pos < L ? cc1d_v16_load(xrow, 1, pos, L, pos + CC1D_VEC <= L) : cc1d_v16_zero();
+        }
+#pragma unroll
+        for (int i = 0; i < CC1D_FWD_CF_ILP; ++i) s_x[kCfHalo + tid + i * nthreads] = v[i];
+    } else {
+        x_t* s_elems = reinterpret_cast<x_t*>(s_x) + kCfHaloElems;
+#pragma unroll 4
+        for (int i = 0; i < CC1D_FWD_CF_ILP * CC1D_VEC; ++i) {
+            const int e = tid + i * nthreads;
+            const cc1d_i64 pos = tile_start + e;
+            s_elems[e] = pos < L ? xrow[pos * p.x_stride_l] : cc1d_of_bits<x_t>(0u);
+        }
+    }
+    for (int h = tid; h < kCfHalo; h += nthreads)
+        s_x[h] = cf_load_halo(p, xrow, b, d, tile_start - (cc1d_i64)(kCfHalo - h) * CC1D_VEC);
+
+#if CC1D_HAS_SEQ_IDX
+    // Ids of positions tile_start - kCfHaloElems .. tile end, 16-byte aligned per vector so
+    // the compute phase reads them as int4. Before the row start: -1, or seq_idx[b, 0]
+    // when initial_states feed the first sequence; past the end: -1 (never stored).
+    int* s_seq = reinterpret_cast<int*>(s_x + kCfHalo + tile_vecs);
+    const int* seq_row = p.seq_idx + b * p.seq_stride_b;
+#pragma unroll 4
+    for (int i = 0; i < CC1D_FWD_CF_ILP * CC1D_VEC; ++i) {
+        const int e = tid + i * nthreads;
+        const cc1d_i64 pos = tile_start + e;
+        s_seq[kCfHaloElems + e] = pos < L ? seq_row[pos * p.seq_stride_l] : -1;
+    }
+    for (int e = tid; e < kCfHaloElems; e += nthreads) {
+        const cc1d_i64 pos = tile_start - kCfHaloElems + e;
+        s_seq[e] = pos >= 0 ? seq_row[pos * p.seq_stride_l] : (CC1D_HAS_INITIAL_STATES ? seq_row[0] : -1);
+    }
+#endif
+
+    float w[CC1D_WIDTH];
+#pragma unroll
+    for (int k = 0; k < CC1D_WIDTH; ++k) w[k] = cc1d_load_float<w_t>(p.weight, d * p.w_stride_d + k * p.w_stride_k);
+    float bias = 0.0f;
+#if CC1D_HAS_BIAS
+    bias = cc1d_load_float<w_t>(p.bias, d * p.bias_stride);
+#endif
+    __syncthreads();
+
+    // ---- 2. final_states: the last tile holds x̃[L-K .. L-1] in shared memory (raw bits) ----
+#if CC1D_HAS_FINAL_STATES
+    if (tile == p.tiles - 1) {
+        const x_t* s_elems = reinterpret_cast<const x_t*>(s_x) + kCfHaloElems;
+        x_t* fin = reinterpret_cast<x_t*>(p.final_states) + b * p.final_stride_b + d * p.final_stride_d;
+        for (int j = tid; j < CC1D_K; j += nthreads) fin[j * p.final_stride_k] = s_elems[L - CC1D_K + j - tile_start];
+    }
+#endif
+
+    // ---- 3. compute: each output vector from its K predecessors and itself ----
+#pragma unroll
+    for (int i = 0; i < CC1D_FWD_CF_ILP; ++i) {
+        const int j = tid + i * nthreads;
+        const cc1d_i64 pos = tile_start + (cc1d_i64)j * CC1D_VEC;
+        if (pos >= L) break;
+
+        // win[m] = x̃[pos - K + m]: the halo vectors j-kCfHalo .. j-1 hold the first K.
+        float win[CC1D_K + CC1D_VEC];
+#pragma unroll
+        for (int h = 0; h < kCfHalo; ++h) {
+            const cc1d_vec16 v = s_x[j + h];
+#pragma unroll
+            for (int e = 0; e < CC1D_VEC; ++e) {
+                const int m = h * CC1D_VEC + e - (kCfHaloElems - CC1D_K);
+                if (m >= 0) win[m] = cc1d_v16_float(v, e);
+            }
+        }
+        const cc1d_vec16 own = s_x[kCfHalo + j];
+#pragma unroll
+        for (int e = 0; e < CC1D_VEC; ++e) win[CC1D_K + e] = cc1d_v16_float(own, e);
+
+#if CC1D_HAS_SEQ_IDX
+        int ids[CC1D_K + CC1D_VEC];   // ids[m] = seq id of position pos - K + m
+        const cc1d_vec16* s_seq4 = reinterpret_cast<const cc1d_vec16*>(s_seq) + j * (CC1D_VEC / 4);
+#pragma unroll
+        for (int r = 0; r < (kCfHalo + 1) * CC1D_VEC / 4; ++r) {
+            const cc1d_vec16 v = s_seq4[r];
+#pragma unroll
+            for (int c = 0; c < 4; ++c) {
+                const int m = r * 4 + c - (kCfHaloElems - CC1D_K);
+                if (m >= 0) ids[m] = (int)v.w[c];
+            }
+        }
+#endif
+
+        cc1d_vec16 result;
+#pragma unroll
+        for (int e = 0; e < CC1D_VEC; ++e) {
+            float z = bias;
+#pragma unroll
+            for (int k = 0; k <= CC1D_K; ++k) {
+#if CC1D_HAS_SEQ_IDX
+                // Terms from another sequence drop out (a zero weight keeps the fma chain).
+                z = fmaf(ids[e + k] == ids[e + CC1D_K] ? w[k] : 0.0f, win[e + k], z);
+#else
+                z = fmaf(w[k], win[e + k], z);
+#endif
+            }
+            float y = cc1d_activate(z);
+#if CC1D_HAS_SEQ_IDX
+            if (ids[e + CC1D_K] < 0) y = 0.0f;   // padding: exactly 0
+#endif
+            cc1d_v16_set(result, e, cc1d_from_float<x_t>(y));
+        }
+        cc1d_v16_store(orow, p.out_stride_l, pos, L, vector_ok && pos + CC1D_VEC <= L, result);
+    }
+}

@@ -1,0 +1,145 @@
+// HIPRTC: HIP C++ -> a code object for an explicit --offload-arch (the full target id,
+// e.g. gfx942:sramecc+:xnack-). Works without an AMD GPU, which is how every AMD kernel
+// is compile-checked on hosts that have none.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <mutex>
+
+#include "common/dynamic_library.hpp"
+#include "common/env.hpp"
+#include "common/fail.hpp"
+#include "rtc/compiler.hpp"
+#include "rtc/target_name.hpp"
+
+#if CC1D_HAVE_HIP
+#ifndef __HIP_PLATFORM_AMD__
+#define __HIP_PLATFORM_AMD__ 1
+#endif
+#include <hip/hiprtc.h>
+#endif
+
+namespace cc1d::rtc {
+
+#if CC1D_HAVE_HIP
+namespace {
+
+struct HiprtcApi {
+    DynamicLibrary library;
+    decltype(&hiprtcVersion) version = nullptr;
+    decltype(&hiprtcGetErrorString) error_string = nullptr;
+    decltype(&hiprtcCreateProgram) create = nullptr;
+    decltype(&hiprtcDestroyProgram) destroy = nullptr;
+    decltype(&hiprtcCompileProgram) compile = nullptr;
+    decltype(&hiprtcGetProgramLogSize) log_size = nullptr;
+    decltype(&hiprtcGetProgramLog) log = nullptr;
+    decltype(&hiprtcGetCodeSize) code_size = nullptr;
+    decltype(&hiprtcGetCode) code = nullptr;
+    int major = 0, minor = 0;
+};
+
+// ROCm 6 ships libhiprtc separately; ROCm 5 (Debian's packages) keeps it inside libamdhip64.
+std::vector<std::string> library_candidates() {
+    std::vector<std::string> names;
+    if (auto path = env::get("CC1D_HIPRTC_LIBRARY")) names.push_back(*path);
+    for (const char* n : {"libhiprtc.so.7", "libhiprtc.so.6", "libhiprtc.so", "libamdhip64.so.6", "libamdhip64.so.5",
+                          "libamdhip64.so"})
+        names.emplace_back(n);
+    if (auto rocm = env::get("ROCM_PATH")) names.push_back(*rocm + "/lib/libhiprtc.so");
+    names.emplace_back("/opt/rocm/lib/libhiprtc.so");
+    return names;
+}
+
+const HiprtcApi& api() {
+    static HiprtcApi loaded;
+    static std::string failure;
+    static std::once_flag once;
+    std::call_once(once, [] {
+        std::string why;
+        loaded.library = DynamicLibrary::open_first(library_candidates(), &why);
+        if (!loaded.library.loaded()) {
+            failure = "HIPRTC library not found: " + why;
+            return;
+        }
+        const auto& lib = loaded.library;
+        bool ok = lib.resolve(loaded.version, "hiprtcVersion") && lib.resolve(loaded.error_string, "hiprtcGetErrorString") &&
+                  lib.resolve(loaded.create, "hiprtcCreateProgram") && lib.resolve(loaded.destroy, "hiprtcDestroyProgram") &&
+                  lib.resolve(loaded.compile, "hiprtcCompileProgram") && lib.resolve(loaded.log_size, "hiprtcGetProgramLogSize") &&
+                  lib.resolve(loaded.log, "hiprtcGetProgramLog") && lib.resolve(loaded.code_size, "hiprtcGetCodeSize") &&
+                  lib.resolve(loaded.code, "hiprtcGetCode");
+        if (!ok) {
+            failure = "HIPRTC library " + lib.path() + " lacks a required function";
+            loaded.library = DynamicLibrary();
+            return;
+        }
+        loaded.version(&loaded.major, &loaded.minor);
+    });
+    if (!loaded.library.loaded()) fail(ErrorCode::backend_unavailable, "{}", failure);
+    return loaded;
+}
+
+class HiprtcCompiler final : public Compiler {
+public:
+    HiprtcCompiler() : hiprtc_(api()) {}
+
+    std::string backend() const override { return "hip"; }
+    std::string identity() override { return fmt::format("hiprtc-{}.{}", hiprtc_.major, hiprtc_.minor); }
+    bool accepts_target(const std::string& target) const override { return is_gfx_target(target); }
+
+    std::vector<std::string> options(const std::string& target) override {
+        if (!is_gfx_target(target))
+            fail(ErrorCode::invalid_argument, "target '{}': expected a gfx target id for HIPRTC", target);
+        return {"--offload-arch=" + target, "-O3", "-std=c++17"};
+    }
+
+    CompileResult compile(const CompileRequest& request) override {
+        const auto start = std::chrono::steady_clock::now();
+        CompileResult result;
+        const auto opts = options(request.target);
+        std::vector<const char*> argv;
+        for (const auto& o : opts) {
+            argv.push_back(o.c_str());
+            result.options += (result.options.empty() ? "" : " ") + o;
+        }
+        hiprtcProgram program = nullptr;
+        hiprtcResult status = hiprtc_.create(&program, request.source.c_str(), request.source_name.c_str(), 0, nullptr, nullptr);
+        if (status != HIPRTC_SUCCESS)
+            fail(ErrorCode::compile_failed, "hiprtcCreateProgram failed for {}: {}", request.source_name, hiprtc_.error_string(status));
+        status = hiprtc_.compile(program, static_cast<int>(argv.size()), argv.data());
+        std::size_t log_size = 0;
+        hiprtc_.log_size(program, &log_size);
+        result.log.resize(log_size);
+        if (log_size > 0) hiprtc_.log(program, result.log.data());
+        while (!result.log.empty() && (result.log.back() == '\0' || result.log.back() == '\n')) result.log.pop_back();
+        if (status == HIPRTC_SUCCESS) {
+            std::size_t size = 0;
+            hiprtcResult got = hiprtc_.code_size(program, &size);
+            result.code_object.resize(size);
+            if (got == HIPRTC_SUCCESS) got = hiprtc_.code(program, result.code_object.data());
+            result.ok = got == HIPRTC_SUCCESS && size > 0;
+            if (!result.ok) result.log += fmt::format("\nreading the code object failed: {}", hiprtc_.error_string(got));
+        } else if (result.log.empty()) {
+            result.log = hiprtc_.error_string(status);
+        }
+        hiprtc_.destroy(&program);
+        result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return result;
+    }
+
+private:
+    const HiprtcApi& hiprtc_;
+};
+
+}  // namespace
+
+std::unique_ptr<Compiler> open_hiprtc() { return std::make_unique<HiprtcCompiler>(); }
+
+#else
+
+std::unique_ptr<Compiler> open_hiprtc() {
+    fail(ErrorCode::backend_unavailable, "this build of cc1d has no AMD backend (HIP headers were not found at build time)");
+}
+
+#endif
+
+}  // namespace cc1d::rtc

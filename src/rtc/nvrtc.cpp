@@ -1,0 +1,170 @@
+// NVRTC: CUDA C++ -> CUBIN for the device's sm_XY, or PTX when this NVRTC does not
+// know the architecture yet (the driver then finishes the job).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+
+#include "common/dynamic_library.hpp"
+#include "common/env.hpp"
+#include "common/fail.hpp"
+#include "rtc/compiler.hpp"
+#include "rtc/target_name.hpp"
+
+#if CC1D_HAVE_CUDA
+#include <nvrtc.h>
+#endif
+
+namespace cc1d::rtc {
+
+#if CC1D_HAVE_CUDA
+namespace {
+
+struct NvrtcApi {
+    DynamicLibrary library;
+    decltype(&nvrtcVersion) version = nullptr;
+    decltype(&nvrtcGetErrorString) error_string = nullptr;
+    decltype(&nvrtcCreateProgram) create = nullptr;
+    decltype(&nvrtcDestroyProgram) destroy = nullptr;
+    decltype(&nvrtcCompileProgram) compile = nullptr;
+    decltype(&nvrtcGetProgramLogSize) log_size = nullptr;
+    decltype(&nvrtcGetProgramLog) log = nullptr;
+    decltype(&nvrtcGetCUBINSize) cubin_size = nullptr;
+    decltype(&nvrtcGetCUBIN) cubin = nullptr;
+    decltype(&nvrtcGetPTXSize) ptx_size = nullptr;
+    decltype(&nvrtcGetPTX) ptx = nullptr;
+    decltype(&nvrtcGetNumSupportedArchs) num_archs = nullptr;
+    decltype(&nvrtcGetSupportedArchs) archs = nullptr;
+    int major = 0, minor = 0;
+    std::vector<int> supported;   // e.g. 75, 80, ..., 120
+};
+
+std::vector<std::string> library_candidates() {
+    std::vector<std::string> names;
+    if (auto path = env::get("CC1D_NVRTC_LIBRARY")) names.push_back(*path);
+    for (const char* n : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}) names.emplace_back(n);
+    for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
+        if (auto home = env::get(var)) names.push_back(*home + "/lib64/libnvrtc.so");
+    names.emplace_back("/usr/local/cuda/lib64/libnvrtc.so");
+    return names;
+}
+
+const NvrtcApi& api() {
+    static NvrtcApi loaded;
+    static std::string failure;
+    static std::once_flag once;
+    std::call_once(once, [] {
+        std::string why;
+        loaded.library = DynamicLibrary::open_first(library_candidates(), &why);
+        if (!loaded.library.loaded()) {
+            failure = "NVRTC library not found: " + why;
+            return;
+        }
+        const auto& lib = loaded.library;
+        bool ok = lib.resolve(loaded.version, "nvrtcVersion") && lib.resolve(loaded.error_string, "nvrtcGetErrorString") &&
+                  lib.resolve(loaded.create, "nvrtcCreateProgram") && lib.resolve(loaded.destroy, "nvrtcDestroyProgram") &&
+                  lib.resolve(loaded.compile, "nvrtcCompileProgram") && lib.resolve(loaded.log_size, "nvrtcGetProgramLogSize") &&
+                  lib.resolve(loaded.log, "nvrtcGetProgramLog") && lib.resolve(loaded.cubin_size, "nvrtcGetCUBINSize") &&
+                  lib.resolve(loaded.cubin, "nvrtcGetCUBIN") && lib.resolve(loaded.ptx_size, "nvrtcGetPTXSize") &&
+                  lib.resolve(loaded.ptx, "nvrtcGetPTX") && lib.resolve(loaded.num_archs, "nvrtcGetNumSupportedArchs") &&
+                  lib.resolve(loaded.archs, "nvrtcGetSupportedArchs");
+        if (!ok) {
+            failure = "NVRTC library " + lib.path() + " lacks a required function";
+            loaded.library = DynamicLibrary();
+            return;
+        }
+        loaded.version(&loaded.major, &loaded.minor);
+        int count = 0;
+        if (loaded.num_archs(&count) == NVRTC_SUCCESS && count > 0) {
+            loaded.supported.resize(count);
+            loaded.archs(loaded.supported.data());
+        }
+    });
+    if (!loaded.library.loaded()) fail(ErrorCode::backend_unavailable, "{}", failure);
+    return loaded;
+}
+
+// What to ask NVRTC for: CUBIN for a known sm_XY, else PTX for the newest it knows.
+struct ArchChoice {
+    std::string arch_option;
+    bool cubin = true;
+};
+
+ArchChoice choose_arch(const NvrtcApi& nvrtc, int sm) {
+    const auto& s = nvrtc.supported;
+    if (s.empty() || std::find(s.begin(), s.end(), sm) != s.end()) return {fmt::format("-arch=sm_{}", sm), true};
+    if (sm > s.back()) return {fmt::format("-arch=compute_{}", s.back()), false};
+    fail(ErrorCode::unsupported, "target sm_{}: this NVRTC ({}.{}) supports sm_{} to sm_{}", sm, nvrtc.major,
+         nvrtc.minor, s.front(), s.back());
+}
+
+class NvrtcCompiler final : public Compiler {
+public:
+    NvrtcCompiler() : nvrtc_(api()) {}
+
+    std::string backend() const override { return "cuda"; }
+    std::string identity() override { return fmt::format("nvrtc-{}.{}", nvrtc_.major, nvrtc_.minor); }
+    bool accepts_target(const std::string& target) const override { return parse_sm_target(target) > 0; }
+
+    std::vector<std::string> options(const std::string& target) override {
+        const int sm = parse_sm_target(target);
+        if (sm <= 0) fail(ErrorCode::invalid_argument, "target '{}': expected sm_XY for NVRTC", target);
+        // Fast math stays off so results follow SEMANTICS.md's tolerances; the one fast
+        // intrinsic (__expf in silu) is chosen explicitly in the prelude.
+        return {choose_arch(nvrtc_, sm).arch_option, "--std=c++17"};
+    }
+
+    CompileResult compile(const CompileRequest& request) override {
+        const auto start = std::chrono::steady_clock::now();
+        CompileResult result;
+        const auto opts = options(request.target);
+        const bool cubin = choose_arch(nvrtc_, parse_sm_target(request.target)).cubin;
+        std::vector<const char*> argv;
+        for (const auto& o : opts) {
+            argv.push_back(o.c_str());
+            result.options += (result.options.empty() ? "" : " ") + o;
+        }
+        nvrtcProgram program = nullptr;
+        nvrtcResult status = nvrtc_.create(&program, request.source.c_str(), request.source_name.c_str(), 0, nullptr, nullptr);
+        if (status != NVRTC_SUCCESS)
+            fail(ErrorCode::compile_failed, "nvrtcCreateProgram failed for {}: {}", request.source_name, nvrtc_.error_string(status));
+        status = nvrtc_.compile(program, static_cast<int>(argv.size()), argv.data());
+        std::size_t log_size = 0;
+        nvrtc_.log_size(program, &log_size);
+        result.log.resize(log_size);
+        if (log_size > 0) nvrtc_.log(program, result.log.data());
+        while (!result.log.empty() && (result.log.back() == '\0' || result.log.back() == '\n')) result.log.pop_back();
+        if (status == NVRTC_SUCCESS) {
+            std::size_t size = 0;
+            nvrtcResult got = cubin ? nvrtc_.cubin_size(program, &size) : nvrtc_.ptx_size(program, &size);
+            result.code_object.resize(size);
+            if (got == NVRTC_SUCCESS)
+                got = cubin ? nvrtc_.cubin(program, result.code_object.data()) : nvrtc_.ptx(program, result.code_object.data());
+            result.ok = got == NVRTC_SUCCESS && size > 0;
+            if (!result.ok) result.log += fmt::format("\nreading the code object failed: {}", nvrtc_.error_string(got));
+        } else if (result.log.empty()) {
+            result.log = nvrtc_.error_string(status);
+        }
+        nvrtc_.destroy(&program);
+        result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return result;
+    }
+
+private:
+    const NvrtcApi& nvrtc_;
+};
+
+}  // namespace
+
+std::unique_ptr<Compiler> open_nvrtc() { return std::make_unique<NvrtcCompiler>(); }
+
+#else
+
+std::unique_ptr<Compiler> open_nvrtc() {
+    fail(ErrorCode::backend_unavailable, "this build of cc1d has no NVIDIA backend (CUDA headers were not found at build time)");
+}
+
+#endif
+
+}  // namespace cc1d::rtc

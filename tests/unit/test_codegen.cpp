@@ -1,0 +1,69 @@
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "codegen/render.hpp"
+
+using namespace cc1d;
+
+TEST_CASE("rendered source is self-contained and carries the variant") {
+    Variant v;
+    v.op = Op::fwd;
+    v.width = 5;
+    v.x_dtype = DType::bf16;
+    v.activation = Activation::silu;
+    for (const char* backend : {"cuda", "hip"}) {
+        const auto source = codegen::render_source(v, backend);
+        CHECK(source.text.find("#include") == std::string::npos);
+        CHECK(source.text.find("#define CC1D_WIDTH 5") != std::string::npos);
+        CHECK(source.text.find("#define CC1D_SILU 1") != std::string::npos);
+        CHECK(source.text.find("#define CC1D_X_DTYPE 2") != std::string::npos);
+        CHECK(source.text.find("#define CC1D_ENTRY " + v.entry_name()) != std::string::npos);
+        CHECK(source.text.find("struct cc1d_fwd_params") != std::string::npos);
+        CHECK(source.name == v.entry_name() + ".cu");
+    }
+    CHECK(codegen::render_source(v, "cuda").text.find("CC1D_BACKEND_CUDA") != std::string::npos);
+    CHECK(codegen::render_source(v, "hip").text.find("CC1D_BACKEND_HIP") != std::string::npos);
+}
+
+TEST_CASE("backward sources name a reduce entry") {
+    Variant v;
+    v.op = Op::bwd;
+    const auto source = codegen::render_source(v, "cuda");
+    CHECK(source.reduce_entry == v.entry_name() + "_reduce");
+    CHECK(source.text.find("#define CC1D_ENTRY_REDUCE " + source.reduce_entry) != std::string::npos);
+}
+
+TEST_CASE("every op family has an embedded template") {
+    for (Op op : {Op::fwd, Op::bwd, Op::update, Op::varlen_fwd})
+        for (Layout layout : {Layout::channel_first, Layout::channel_last}) {
+            Variant v;
+            v.op = op;
+            v.layout = layout;
+            CHECK_NOTHROW(codegen::template_text(codegen::family_template(v)));
+        }
+}
+
+TEST_CASE("CC1D_TEMPLATE_DIR replaces the embedded templates") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / "cc1d-template-dir-test";
+    fs::create_directories(dir);
+    std::ofstream(dir / "params.h") << "// replaced params\n";
+    setenv("CC1D_TEMPLATE_DIR", dir.c_str(), 1);
+    CHECK(codegen::template_text("params.h") == "// replaced params\n");
+    try {
+        codegen::template_text("common.h");
+        FAIL("a missing template must be an error");
+    } catch (const Error& e) {
+        CHECK(std::string(e.what()).find("common.h") != std::string::npos);
+    }
+    unsetenv("CC1D_TEMPLATE_DIR");
+    CHECK(codegen::template_text("params.h") != "// replaced params\n");
+    fs::remove_all(dir);
+}
+
+TEST_CASE("unknown backend is refused") {
+    CHECK_THROWS_AS(codegen::render_source(Variant{}, "opencl"), Error);
+}

@@ -1,0 +1,86 @@
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "variant/variant.hpp"
+
+using namespace cc1d;
+
+TEST_CASE("canonical text round-trips through parse") {
+    Variant v;
+    v.op = Op::bwd;
+    v.layout = Layout::channel_last;
+    v.width = 7;
+    v.x_dtype = DType::bf16;
+    v.weight_dtype = DType::fp32;
+    v.activation = Activation::silu;
+    v.bias = true;
+    v.seq_idx = true;
+    v.initial_states = true;
+    v.deterministic = false;
+    const Variant back = Variant::parse(v.canonical());
+    CHECK(back.canonical() == v.canonical());
+    CHECK(back == v);
+    CHECK(back.packed() == v.packed());
+}
+
+TEST_CASE("fields that do not apply to an op are normalized away") {
+    Variant a;
+    a.op = Op::update;
+    a.seq_idx = true;          // not an update feature
+    a.layout = Layout::channel_last;
+    Variant b;
+    b.op = Op::update;
+    CHECK(a.canonical() == b.canonical());
+    CHECK(a.packed() == b.packed());
+    CHECK(a.entry_name() == b.entry_name());
+}
+
+TEST_CASE("every distinct variant gets a distinct key, entry name and packed number") {
+    std::set<std::string> texts, names;
+    std::set<std::uint32_t> numbers;
+    int count = 0;
+    for (Op op : {Op::fwd, Op::bwd, Op::update, Op::varlen_fwd})
+        for (Layout layout : {Layout::channel_first, Layout::channel_last})
+            for (int width : {1, 2, 16})
+                for (DType x : {DType::fp32, DType::fp16, DType::bf16})
+                    for (int flags = 0; flags < 64; ++flags) {
+                        Variant v;
+                        v.op = op;
+                        v.layout = layout;
+                        v.width = width;
+                        v.x_dtype = x;
+                        v.weight_dtype = DType::fp32;
+                        v.activation = (flags & 1) ? Activation::silu : Activation::none;
+                        v.bias = flags & 2;
+                        v.seq_idx = flags & 4;
+                        v.initial_states = flags & 8;
+                        v.final_states = flags & 16;
+                        v.cache_seqlens = flags & 32;
+                        const std::string text = v.canonical();
+                        if (!texts.insert(text).second) continue;   // normalized duplicate
+                        ++count;
+                        CHECK(names.insert(v.entry_name()).second);
+                        CHECK(numbers.insert(v.packed()).second);
+                    }
+    CHECK(count > 500);
+}
+
+TEST_CASE("parse names the bad field") {
+    auto message = [](const std::string& text) {
+        try {
+            Variant::parse(text);
+        } catch (const Error& e) {
+            CHECK(e.code() == ErrorCode::invalid_argument);
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    CHECK(message("op=fwd,width=17").find("width 17") != std::string::npos);
+    CHECK(message("op=fwd,width=0").find("width 0") != std::string::npos);
+    CHECK(message("op=conv").find("unknown op 'conv'") != std::string::npos);
+    CHECK(message("x=fp8").find("unknown dtype 'fp8'") != std::string::npos);
+    CHECK(message("colour=red").find("unknown field 'colour'") != std::string::npos);
+    CHECK(message("width=four").find("expected an integer") != std::string::npos);
+    CHECK(message("bias").find("not field=value") != std::string::npos);
+}
