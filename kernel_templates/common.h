@@ -151,13 +151,40 @@ CC1D_DEVICE void cc1d_v16_set(cc1d_vec16& v, int e, x_t value) {
     }
 }
 
-// CC1D_VEC elements of a row from element `pos` on (element i at row[(pos + i) * stride]):
+// One 16-byte access at a 16-byte aligned address (global or shared). Goes through the
+// compilers' built-in uint4 so the access stays one instruction: a struct copy may be
+// split into four 4-byte stores once the struct's fields were promoted to registers.
+CC1D_DEVICE cc1d_vec16 cc1d_v16_load_aligned(const void* address) {
+    const uint4 u = *reinterpret_cast<const uint4*>(address);
+    cc1d_vec16 v;
+    v.w[0] = u.x; v.w[1] = u.y; v.w[2] = u.z; v.w[3] = u.w;
+    return v;
+}
+CC1D_DEVICE void cc1d_v16_store_aligned(void* address, const cc1d_vec16& v) {
+    uint4 u;
+    u.x = v.w[0]; u.y = v.w[1]; u.z = v.w[2]; u.w = v.w[3];
+    *reinterpret_cast<uint4*>(address) = u;
+}
+// A 16-byte store to global memory. NVVM splits even the uint4 store into four 4-byte
+// stores when the address is computed from a 2-byte element pointer, so CUDA says it
+// in PTX (the memory clobber keeps it ordered with this thread's other accesses).
+CC1D_DEVICE void cc1d_v16_store_global(void* address, const cc1d_vec16& v) {
+#if defined(CC1D_BACKEND_CUDA)
+    asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(address), "r"(v.w[0]), "r"(v.w[1]),
+                 "r"(v.w[2]), "r"(v.w[3])
+                 : "memory");
+#else
+    cc1d_v16_store_aligned(address, v);
+#endif
+}
+
+// CC1D_VEC elements of a global row from element `pos` on (element i at row[(pos + i) * stride]):
 // one 16-byte access when `vectorized` (the caller promises alignment, unit stride and
 // that the whole vector lies in [0, len)), else element by element, reading 0 and
 // writing nothing outside [0, len).
 CC1D_DEVICE cc1d_vec16 cc1d_v16_load(const x_t* row, cc1d_i64 stride, cc1d_i64 pos, cc1d_i64 len,
                                      bool vectorized) {
-    if (vectorized) return *reinterpret_cast<const cc1d_vec16*>(row + pos);
+    if (vectorized) return cc1d_v16_load_aligned(row + pos);
     cc1d_vec16 v = cc1d_v16_zero();
 #pragma unroll
     for (int i = 0; i < CC1D_VEC; ++i) {
@@ -169,7 +196,7 @@ CC1D_DEVICE cc1d_vec16 cc1d_v16_load(const x_t* row, cc1d_i64 stride, cc1d_i64 p
 CC1D_DEVICE void cc1d_v16_store(x_t* row, cc1d_i64 stride, cc1d_i64 pos, cc1d_i64 len, bool vectorized,
                                 const cc1d_vec16& v) {
     if (vectorized) {
-        *reinterpret_cast<cc1d_vec16*>(row + pos) = v;
+        cc1d_v16_store_global(row + pos, v);
         return;
     }
 #pragma unroll
@@ -177,4 +204,88 @@ CC1D_DEVICE void cc1d_v16_store(x_t* row, cc1d_i64 stride, cc1d_i64 pos, cc1d_i6
         const cc1d_i64 p = pos + i;
         if (p >= 0 && p < len) row[p * stride] = cc1d_v16_raw(v, i);
     }
+}
+
+// ==== Backward: where the dweight/dbias sums go =========================================
+// (used by bwd_channel_first.cu and bwd_channel_last.cu; nothing above depends on it)
+// A backward block ends with CC1D_BWD_SUMS fp32 sums per channel it covers: dw[0..W-1]
+// and db. cc1d_bwd_emit hands one of them to the target cc1d_bwd_params.dw_mode names;
+// cc1d_bwd_reduce is the body of the reduce kernel that zeroes an atomic target first or
+// sums the partial rows afterwards, always in the same order (bit-identical results).
+#define CC1D_BWD_SUMS (CC1D_WIDTH + 1)
+
+// Element (d, k) of dweight, or of dbias for k == CC1D_WIDTH; null when dbias is absent.
+CC1D_DEVICE void* cc1d_bwd_dw_element(const cc1d_bwd_params& p, cc1d_i64 d, int k) {
+    const cc1d_i64 off = k < CC1D_WIDTH ? d * p.dw_stride_d + k * p.dw_stride_k : d * p.db_stride;
+    char* base = (char*)(k < CC1D_WIDTH ? p.dweight : p.dbias);
+    if (base == 0) return 0;
+    return base + off * (p.dw_is_fp32 ? (cc1d_i64)sizeof(float) : (cc1d_i64)sizeof(w_t));
+}
+
+// Stores v (plus the old value when `add`) into dweight/dbias in their dtype.
+CC1D_DEVICE void cc1d_bwd_write_dw(const cc1d_bwd_params& p, cc1d_i64 d, int k, float v, bool add) {
+    void* q = cc1d_bwd_dw_element(p, d, k);
+    if (q == 0) return;
+    if (p.dw_is_fp32) {
+        float* f = (float*)q;
+        *f = add ? *f + v : v;
+    } else {
+        w_t* w = (w_t*)q;
+        *w = cc1d_from_float<w_t>(add ? cc1d_to_float(*w) + v : v);
+    }
+}
+
+// One sum of channel d from the block that owns partial row `part`.
+CC1D_DEVICE void cc1d_bwd_emit(const cc1d_bwd_params& p, cc1d_i64 part, cc1d_i64 d, int k, float v) {
+#if !CC1D_HAS_BIAS
+    if (k == CC1D_WIDTH) return;   // no bias: db has no home
+#endif
+#if CC1D_DETERMINISTIC
+    if (p.dw_mode == CC1D_DW_DIRECT) cc1d_bwd_write_dw(p, d, k, v, p.accumulate != 0);
+    else p.partials[(part * p.dim + d) * CC1D_BWD_SUMS + k] = v;
+#else
+    // Atomic path: the order of additions varies from run to run (hence not deterministic).
+    (void)part;
+    if (p.dw_mode == CC1D_DW_DIRECT) {
+        cc1d_bwd_write_dw(p, d, k, v, p.accumulate != 0);
+    } else if (p.dw_mode == CC1D_DW_ATOMIC_DIRECT) {
+        void* q = cc1d_bwd_dw_element(p, d, k);
+        if (q != 0) atomicAdd((float*)q, v);
+    } else {
+        atomicAdd(p.partials + d * CC1D_BWD_SUMS + k, v);
+    }
+#endif
+}
+
+// The reduce kernel: one thread per (d, k) of the [dim][CC1D_BWD_SUMS] sums.
+CC1D_DEVICE void cc1d_bwd_reduce(const cc1d_bwd_params& p) {
+    const cc1d_i64 n = p.dim * CC1D_BWD_SUMS;
+    const cc1d_i64 i = (cc1d_i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const cc1d_i64 d = i / CC1D_BWD_SUMS;
+    const int k = (int)(i - d * CC1D_BWD_SUMS);
+#if !CC1D_HAS_BIAS
+    if (k == CC1D_WIDTH) return;
+#endif
+    if (p.reduce_mode == CC1D_REDUCE_ZERO) {
+        if (p.dw_mode == CC1D_DW_ATOMIC_DIRECT) cc1d_bwd_write_dw(p, d, k, 0.0f, false);
+        else p.partials[i] = 0.0f;
+        return;
+    }
+    // Rows in index order, one add at a time: the same bits on every run.
+    float sum = 0.0f;
+#pragma unroll 4
+    for (cc1d_i64 part = 0; part < p.parts; ++part) sum += p.partials[part * n + i];
+    cc1d_bwd_write_dw(p, d, k, sum, p.accumulate != 0);
+}
+
+// The activation with an approximate reciprocal (div.approx on NVIDIA, about 2 ulp, far
+// inside every tolerance). cc1d_activate's IEEE division brings a slow-path call per
+// element, which in the unrolled forward kernels costs registers and occupancy.
+CC1D_DEVICE float cc1d_activate_fast(float z) {
+#if CC1D_SILU
+    return z * __fdividef(1.0f, 1.0f + cc1d_exp(-z));
+#else
+    return z;
+#endif
 }

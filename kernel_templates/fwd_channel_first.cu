@@ -74,7 +74,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CF_THREADS) CC1D_ENTRY(cc1
             v[i] = pos < L ? cc1d_v16_load(xrow, 1, pos, L, pos + CC1D_VEC <= L) : cc1d_v16_zero();
         }
 #pragma unroll
-        for (int i = 0; i < CC1D_FWD_CF_ILP; ++i) s_x[kCfHalo + tid + i * nthreads] = v[i];
+        for (int i = 0; i < CC1D_FWD_CF_ILP; ++i) cc1d_v16_store_aligned(&s_x[kCfHalo + tid + i * nthreads], v[i]);
     } else {
         x_t* s_elems = reinterpret_cast<x_t*>(s_x) + kCfHaloElems;
 #pragma unroll 4
@@ -85,7 +85,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CF_THREADS) CC1D_ENTRY(cc1
         }
     }
     for (int h = tid; h < kCfHalo; h += nthreads)
-        s_x[h] = cf_load_halo(p, xrow, b, d, tile_start - (cc1d_i64)(kCfHalo - h) * CC1D_VEC);
+        cc1d_v16_store_aligned(&s_x[h], cf_load_halo(p, xrow, b, d, tile_start - (cc1d_i64)(kCfHalo - h) * CC1D_VEC));
 
 #if CC1D_HAS_SEQ_IDX
     // Ids of positions tile_start - kCfHaloElems .. tile end, 16-byte aligned per vector so
@@ -134,14 +134,14 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CF_THREADS) CC1D_ENTRY(cc1
         float win[CC1D_K + CC1D_VEC];
 #pragma unroll
         for (int h = 0; h < kCfHalo; ++h) {
-            const cc1d_vec16 v = s_x[j + h];
+            const cc1d_vec16 v = cc1d_v16_load_aligned(&s_x[j + h]);
 #pragma unroll
             for (int e = 0; e < CC1D_VEC; ++e) {
                 const int m = h * CC1D_VEC + e - (kCfHaloElems - CC1D_K);
                 if (m >= 0) win[m] = cc1d_v16_float(v, e);
             }
         }
-        const cc1d_vec16 own = s_x[kCfHalo + j];
+        const cc1d_vec16 own = cc1d_v16_load_aligned(&s_x[kCfHalo + j]);
 #pragma unroll
         for (int e = 0; e < CC1D_VEC; ++e) win[CC1D_K + e] = cc1d_v16_float(own, e);
 
@@ -150,7 +150,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CF_THREADS) CC1D_ENTRY(cc1
         const cc1d_vec16* s_seq4 = reinterpret_cast<const cc1d_vec16*>(s_seq) + j * (CC1D_VEC / 4);
 #pragma unroll
         for (int r = 0; r < (kCfHalo + 1) * CC1D_VEC / 4; ++r) {
-            const cc1d_vec16 v = s_seq4[r];
+            const cc1d_vec16 v = cc1d_v16_load_aligned(&s_seq4[r]);
 #pragma unroll
             for (int c = 0; c < 4; ++c) {
                 const int m = r * 4 + c - (kCfHaloElems - CC1D_K);
@@ -159,7 +159,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CF_THREADS) CC1D_ENTRY(cc1
         }
 #endif
 
-        cc1d_vec16 result;
+        cc1d_vec16 result = cc1d_v16_zero();
 #pragma unroll
         for (int e = 0; e < CC1D_VEC; ++e) {
             float z = bias;
@@ -172,7 +172,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CF_THREADS) CC1D_ENTRY(cc1
                 z = fmaf(w[k], win[e + k], z);
 #endif
             }
-            float y = cc1d_activate(z);
+            float y = cc1d_activate_fast(z);
 #if CC1D_HAS_SEQ_IDX
             if (ids[e + CC1D_K] < 0) y = 0.0f;   // padding: exactly 0
 #endif

@@ -8,8 +8,9 @@
 // Block sizes the host launcher and the kernels agree on.
 #define CC1D_FWD_CF_THREADS 128   // channel-first forward: threads along time
 #define CC1D_FWD_CF_ILP 2         // 16-byte vectors per thread per tile
-#define CC1D_FWD_CL_THREADS 128   // channel-last forward: threads along channels (x) ...
-#define CC1D_FWD_CL_CHUNK 64      // ... each walking this many time steps
+#define CC1D_FWD_CL_THREADS 128   // channel-last forward: threads per block, which computes a
+#define CC1D_FWD_CL_CHANNELS 64   // tile of this many channels x CHUNK time steps (16-bit x;
+#define CC1D_FWD_CL_CHUNK 64      // fp32 x: CHUNK / 2 steps, so a tile is always 8 KiB of x)
 #define CC1D_BWD_CF_THREADS 128   // channel-first backward: most threads along time per block
 #define CC1D_BWD_CF_ILP 2         // ... and at most this many 16-byte vectors per thread per tile
 #define CC1D_BWD_CL_THREADS 128   // channel-last backward: threads per block ...
@@ -47,7 +48,7 @@ struct cc1d_fwd_params {
     long long init_stride_b, init_stride_d, init_stride_k;
     long long final_stride_b, final_stride_d, final_stride_k;
     long long tiles;             // tiles (chunks) along time per row, as the launcher split it
-    long long chunk_len;         // channel-last: time steps per chunk (channel-first: unused)
+    long long chunk_len;         // channel-last: time steps per tile (channel-first: unused)
     int vector_ok;               // 1: every x/out row start is 16-byte aligned and the unit
                                  //    stride allows 16-byte vectors; 0: element-wise path
     int pad_;
@@ -122,6 +123,7 @@ struct cc1d_varlen_params {
     const int* cache_indices;    // null: sequence i uses slot i
     const int* has_initial_state;  // null: no sequence reads its slot
     long long num_seqs, dim, total;
+    long long cu_stride, indices_stride, has_init_stride;   // of the three int32 vectors
     long long x_stride_d, x_stride_l;
     long long out_stride_d, out_stride_l;
     long long state_stride_b, state_stride_d, state_stride_l;

@@ -29,7 +29,7 @@ using namespace cc1d::cache;
 
 constexpr const char* usage_text =
     "usage: cc1d-cache [--cache-dir DIR] list | stats | verify [--fix] | purge [--old]\n"
-    "  list          one line per entry: target, payload bytes, compiler, variant, key\n"
+    "  list          one line per entry: target, payload bytes, compiler, key, variant\n"
     "  stats         totals: entries, bytes, per target\n"
     "  verify        check every entry; exit 1 when one is bad\n"
     "  verify --fix  remove the bad ones (and leftover temp files) and exit 0\n"
@@ -118,7 +118,7 @@ int list(const Options& options) {
         std::string size = s ? fmt::format("{}", s->payload_size) : "?";
         std::string variant = s && !s->variant.empty() ? s->variant : "(no sidecar)";
         std::string target = s && !s->target.empty() ? s->target : entry.target;
-        fmt::print("{:<24} {:>10}  {:<20} {}  {}\n", target, size, entry.location, variant, entry.key_hex);
+        fmt::print("{:<24} {:>10}  {:<20} {}  {}\n", target, size, entry.location, entry.key_hex, variant);
     }
     if (scan.entries.empty()) std::fprintf(stderr, "cc1d-cache: no entries in %s\n", options.root.c_str());
     return 0;

@@ -1,5 +1,6 @@
 #include "cache/cache_scan.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -126,6 +127,9 @@ CacheScan scan_cache(const std::string& root) {
         sidecars.erase(found);
     }
     for (auto& [key, path] : sidecars) scan.orphan_sidecars.push_back(describe(path));
+    // Directory order is arbitrary; listings should not be.
+    std::sort(scan.entries.begin(), scan.entries.end(),
+              [](const ScannedEntry& a, const ScannedEntry& b) { return a.path < b.path; });
     return scan;
 }
 

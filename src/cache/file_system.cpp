@@ -30,7 +30,8 @@ bool make_one_directory(const std::string& path, std::string* error) {
     int saved = errno;
     // Another process may have made it a moment ago; only a directory will do.
     if (saved == EEXIST && is_directory(path)) return true;
-    set(error, describe("cannot create folder", path, saved));
+    if (saved == EEXIST) set(error, "cannot create folder " + path + ": a file of that name is in the way");
+    else set(error, describe("cannot create folder", path, saved));
     return false;
 }
 

@@ -1,5 +1,7 @@
 # Writes a C++ file that embeds every kernel template as a raw string literal.
-# Usage: cmake -DOUT=<file.cpp> -DFILES="a;b;c" -P embed_templates.cmake
+# Usage: cmake -DOUT=<file.cpp> -DDIR=<kernel_templates folder> -P embed_templates.cmake
+file(GLOB FILES ${DIR}/*)
+list(SORT FILES)
 set(body "")
 set(list "")
 foreach(path IN LISTS FILES)

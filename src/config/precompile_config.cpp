@@ -4,8 +4,8 @@
 #include <set>
 
 #include "config/json_file.hpp"
-#include "config/target_name.hpp"
 #include "config/variant_choices.hpp"
+#include "rtc/target_name.hpp"
 
 namespace cc1d::config {
 namespace {
@@ -17,6 +17,13 @@ void append_unique(std::vector<Variant>& into, std::set<std::string>& seen, cons
 }
 
 }  // namespace
+
+std::string target_problem(const std::string& target) {
+    if (rtc::parse_sm_target(target) > 0 || rtc::is_gfx_target(target)) return "";
+    return "unknown target " + Json(target).dump() +
+           " (expected an NVIDIA target such as sm_80 or sm_90a, or an AMD target such as gfx90a or "
+           "gfx942:sramecc+:xnack-)";
+}
 
 std::vector<Variant> expand_variant_set(const FieldReader& reader, const Json& object, const std::string& path) {
     reader.check_object(object, path, variant_field_names());
@@ -37,8 +44,7 @@ PrecompileConfig parse_precompile_config(const Json& root, const std::string& fi
         config.targets = reader.choices<std::string>(
             root.at("targets"), "targets", [&](const Json& value, const std::string& path) {
                 std::string target = reader.string(value, path);
-                if (!is_target_name(target))
-                    reader.fail(path, "unknown target " + Json(target).dump() + " (" + target_name_expectation() + ")");
+                if (const std::string problem = target_problem(target); !problem.empty()) reader.fail(path, problem);
                 return target;
             });
         // A target named twice would only be compiled twice.

@@ -23,6 +23,11 @@ struct PrecompileConfig {
 PrecompileConfig parse_precompile_config(const Json& root, const std::string& file);
 PrecompileConfig load_precompile_config(const std::string& file);
 
+// Why `target` is not a compile target name ("" when it is one): NVIDIA "sm_90",
+// "sm_90a"; AMD "gfx90a", "gfx942:sramecc+:xnack-". Checked up front, so a typo is a
+// config error, not hundreds of failed compiles.
+std::string target_problem(const std::string& target);
+
 // The variants of one variant-set object, duplicates (equal canonical text) removed.
 std::vector<Variant> expand_variant_set(const FieldReader& reader, const Json& object, const std::string& path);
 

@@ -96,6 +96,9 @@ public:
     std::atomic<bool> fail_rename{false};
     std::function<void(const std::string& to)> before_rename;   // runs before each rename
     std::atomic<int> writes{0}, renames{0};
+    // Every written path and every rename, in order (for single-threaded tests).
+    std::vector<std::string> written;
+    std::vector<std::pair<std::string, std::string>> renamed;
 
     bool create_directories(const std::string& path, std::string* error) override {
         if (fail_create_directories) {
@@ -107,6 +110,7 @@ public:
     std::optional<std::string> read_file(const std::string& path) override { return real_->read_file(path); }
     bool write_new_file(const std::string& path, const std::string& bytes, std::string* error) override {
         ++writes;
+        written.push_back(path);
         if (fail_write) {
             // Leave a partial file behind, as a crashed write could: the cache must clean it.
             std::ofstream(path, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
@@ -117,6 +121,7 @@ public:
     }
     bool rename(const std::string& from, const std::string& to, std::string* error) override {
         ++renames;
+        renamed.emplace_back(from, to);
         if (before_rename) before_rename(to);
         if (fail_rename) {
             if (error) *error = "cannot rename " + from + ": Input/output error";
@@ -209,5 +214,25 @@ private:
     std::string name_;
     std::optional<std::string> old_;
 };
+
+}  // namespace cc1d::cache::test
+
+namespace cc1d::cache::test {
+
+// The cache's knobs unset for one scope, so a developer's environment cannot change
+// what a test sees.
+struct CleanCacheEnv {
+    ScopedEnv disable{"CC1D_DISABLE_DISK_CACHE", nullptr};
+    ScopedEnv always{"CC1D_ALWAYS_COMPILE", nullptr};
+    ScopedEnv system{"CC1D_SYSTEM_CACHE_DIR", nullptr};
+    ScopedEnv dir{"CC1D_CACHE_DIR", nullptr};
+};
+
+inline DiskCacheConfig config_at(const std::string& root, std::shared_ptr<FileSystem> fs = nullptr) {
+    DiskCacheConfig config;
+    config.root = root;
+    config.fs = std::move(fs);
+    return config;
+}
 
 }  // namespace cc1d::cache::test

@@ -1,0 +1,459 @@
+// Causal conv1d backward, channel-first layout: x, dout and dx are (B, D, L), L contiguous.
+//
+// Grid: blockIdx.x = part * dim + d. A block owns channel d and walks the (batch, tile)
+// units [part * units_per_part, ...) in order, one tile of blockDim.x * ilp 16-byte vectors
+// along L at a time, keeping its dweight/dbias sums in registers across units. With one
+// part per channel (the launcher's choice whenever there are enough channels to fill the
+// GPU) the block writes dweight/dbias itself and no reduce kernel runs.
+//
+// Per tile, every thread first issues all of its global loads (its ilp vectors of x and
+// dout, its share of the halos and seq ids), so ilp * 32 bytes per thread are in flight
+// at once: bandwidth, not arithmetic, sets the speed. Then:
+//   1. raw x (with K elements of history before the tile and, for silu, K after it) and
+//      the seq ids go to shared memory;                                    -- barrier
+//   2. g = dout * act'(z) for each own position, z recomputed from the x window; dw and db
+//      accumulate from the same window; g goes to shared memory as fp32. The K positions
+//      after the tile get their g too (dx near the tile end needs g[t .. t+K]); -- barrier
+//   3. dx[t] = sum_k w[k] g[t+K-k] from the own g (registers) and the next K (shared
+//      memory), plus dfinal near the row end; tile 0 also writes dinitial_states.
+// Shared memory reads are 16-byte vectors at consecutive addresses per thread (x halo,
+// g halo, seq ids), so they are free of bank conflicts (fp32) or 2-way at worst (16-bit).
+//
+// Dynamic shared memory, sized by the launcher for (blockDim.x, ilp) with the same
+// formula as bf_carve below (backward_channel_first.cpp: cf_shared_bytes).
+//
+// Rows that are not 16-byte aligned (vector_ok == 0) or tails shorter than a vector take
+// the element-wise path of cc1d_v16_load / cc1d_v16_store; the algorithm is unchanged.
+
+constexpr int kBfHalo = (CC1D_K + CC1D_VEC - 1) / CC1D_VEC;   // 16-byte vectors of halo per side
+constexpr int kBfHaloElems = kBfHalo * CC1D_VEC;
+constexpr int kBfGPad = (CC1D_K + 3) / 4 * 4;                 // g read after a vector, in float4 steps
+constexpr int kBfIdVecs = CC1D_VEC / 4;                       // 16-byte vectors of seq ids per x vector
+
+// ptxas chooses each kernel's register budget. Its default keeps the narrow widths near 64
+// registers (good occupancy), but squeezes the long windows of widths above 8 into
+// spills; "at least one block per SM" lets those use what they need.
+#if CC1D_WIDTH > 8
+#define BF_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CF_THREADS, 1)
+#else
+#define BF_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CF_THREADS)
+#endif
+
+struct bf_shared {
+    cc1d_vec16* x;   // [kBfHalo + tile_vecs + kBfHalo] raw x̃: history, tile, K after (silu)
+    cc1d_vec16* dh;  // [kBfHalo] raw dout after the tile
+    float* g;        // [tile_len + kBfGPad] g of the tile's positions and of the K after it
+    int* ids;        // [kBfHaloElems + tile_len + kBfHaloElems] seq ids (seq_idx only)
+    float* red;      // [blockDim.x / 32][CC1D_BWD_SUMS] per-warp sums
+};
+
+// Every section is a multiple of 16 bytes long, so every section stays 16-byte aligned.
+CC1D_DEVICE bf_shared bf_carve(cc1d_vec16* base, int tile_vecs) {
+    const int tile_len = tile_vecs * CC1D_VEC;
+    char* q = reinterpret_cast<char*>(base);
+    bf_shared s;
+    s.x = reinterpret_cast<cc1d_vec16*>(q);
+    q += (2 * kBfHalo + tile_vecs) * 16;
+    s.dh = reinterpret_cast<cc1d_vec16*>(q);
+    q += kBfHalo * 16;
+    s.g = reinterpret_cast<float*>(q);
+    q += (tile_len + kBfGPad) * 4;
+    s.ids = reinterpret_cast<int*>(q);
+    q += CC1D_HAS_SEQ_IDX ? (2 * kBfHaloElems + tile_len) * 4 : 0;
+    s.red = reinterpret_cast<float*>(q);
+    return s;
+}
+
+// x̃ at a position before the row start: initial_states when given, else 0.
+CC1D_DEVICE x_t bf_before_start(const cc1d_bwd_params& p, cc1d_i64 b, cc1d_i64 d, cc1d_i64 pos) {
+#if CC1D_HAS_INITIAL_STATES
+    if (pos >= -CC1D_K) {
+        const x_t* init = reinterpret_cast<const x_t*>(p.initial_states);
+        return init[b * p.init_stride_b + d * p.init_stride_d + (pos + CC1D_K) * p.init_stride_k];
+    }
+#else
+    (void)p; (void)b; (void)d; (void)pos;
+#endif
+    return cc1d_of_bits<x_t>(0u);
+}
+
+// A vector of x̃ (elements pos .. pos+VEC-1), zeros past the row end.
+CC1D_DEVICE cc1d_vec16 bf_load_x(const cc1d_bwd_params& p, const x_t* xrow, cc1d_i64 b, cc1d_i64 d, cc1d_i64 pos) {
+    const cc1d_i64 L = p.seqlen;
+    if (pos >= 0) {
+        if (pos >= L) return cc1d_v16_zero();
+        return cc1d_v16_load(xrow, p.x_stride_l, pos, L, p.vector_ok != 0 && pos + CC1D_VEC <= L);
+    }
+    cc1d_vec16 v = cc1d_v16_zero();
+#pragma unroll
+    for (int e = 0; e < CC1D_VEC; ++e) {
+        const cc1d_i64 q = pos + e;
+        cc1d_v16_set(v, e, q >= 0 ? (q < L ? xrow[q * p.x_stride_l] : cc1d_of_bits<x_t>(0u)) : bf_before_start(p, b, d, q));
+    }
+    return v;
+}
+
+// Seq id of a position: before the row start it is seq_idx[b, 0] when initial_states feed
+// the first sequence, else -1; past the end -1 (g is 0 there anyway).
+CC1D_DEVICE int bf_id_at(const cc1d_bwd_params& p, const int* seq_row, cc1d_i64 pos) {
+    if (pos >= p.seqlen) return -1;
+    if (pos >= 0) return seq_row[pos * p.seq_stride_l];
+    return CC1D_HAS_INITIAL_STATES ? seq_row[0] : -1;
+}
+
+// The ids of one x vector (VEC ids as kBfIdVecs 16-byte vectors).
+CC1D_DEVICE void bf_load_ids(const cc1d_bwd_params& p, const int* seq_row, cc1d_i64 pos, cc1d_vec16 (&out)[kBfIdVecs]) {
+    if (p.seq_vector_ok != 0 && pos >= 0 && pos + CC1D_VEC <= p.seqlen) {
+#pragma unroll
+        for (int r = 0; r < kBfIdVecs; ++r) out[r] = reinterpret_cast<const cc1d_vec16*>(seq_row + pos)[r];
+        return;
+    }
+#pragma unroll
+    for (int e = 0; e < CC1D_VEC; ++e) out[e / 4].w[e % 4] = (unsigned int)bf_id_at(p, seq_row, pos + e);
+}
+
+// The block's per-thread dw/db sums -> one sum per (channel, k): warp shuffles (a fixed
+// butterfly), then the warps in index order. The same order on every run.
+CC1D_DEVICE void bf_block_sums(const cc1d_bwd_params& p, const bf_shared& s, cc1d_i64 part, cc1d_i64 d,
+                               const float (&dw)[CC1D_WIDTH], float db) {
+    float v[CC1D_BWD_SUMS];
+#pragma unroll
+    for (int k = 0; k < CC1D_WIDTH; ++k) v[k] = dw[k];
+    v[CC1D_WIDTH] = db;
+#pragma unroll
+    for (int k = 0; k < CC1D_BWD_SUMS; ++k)
+#pragma unroll
+        for (int off = CC1D_WARP_SIZE / 2; off > 0; off /= 2) v[k] += cc1d_shfl_xor(v[k], off);
+    const int tid = threadIdx.x, lane = tid % CC1D_WARP_SIZE, warp = tid / CC1D_WARP_SIZE;
+    if (lane == 0)
+#pragma unroll
+        for (int k = 0; k < CC1D_BWD_SUMS; ++k) s.red[warp * CC1D_BWD_SUMS + k] = v[k];
+    __syncthreads();
+    if (tid < CC1D_BWD_SUMS) {
+        float sum = 0.0f;
+        const int warps = blockDim.x / CC1D_WARP_SIZE;
+        for (int w = 0; w < warps; ++w) sum += s.red[w * CC1D_BWD_SUMS + tid];
+        cc1d_bwd_emit(p, part, d, tid, sum);
+    }
+}
+
+// Everything one tile needs from one row.
+struct bf_tile {
+    cc1d_i64 b, d, tile, t0, L;
+    int tile_vecs, tile_len;
+    const x_t* xrow;
+    const x_t* drow;
+    x_t* dxrow;
+    const int* seq_row;
+};
+
+// dinitial_states[j] = sum_k w[k] g[j-k] over 0 <= j-k < L (same sequence as position 0)
+// + dfinal[j-L] for j >= L. Tile 0 holds g[0 .. K) in shared memory.
+CC1D_DEVICE void bf_dinit(const cc1d_bwd_params& p, const bf_shared& s, const bf_tile& t, const float (&w)[CC1D_WIDTH]) {
+#if CC1D_HAS_INITIAL_STATES
+    const int j = threadIdx.x;
+    if (t.tile != 0 || p.dinitial_states == 0 || j >= CC1D_K) return;
+    float acc = 0.0f;
+#pragma unroll
+    for (int k = 0; k <= CC1D_K; ++k) {
+        const int u = j - k;
+        if (u < 0 || u >= t.L) continue;
+#if CC1D_HAS_SEQ_IDX
+        if (s.ids[kBfHaloElems + u] != s.ids[kBfHaloElems - 1]) continue;   // id of position -1 = seq_idx[b, 0]
+#endif
+        acc = fmaf(w[k], s.g[u], acc);
+    }
+#if CC1D_HAS_FINAL_STATES
+    if (j >= t.L) {
+        const x_t* fin = reinterpret_cast<const x_t*>(p.dfinal_states);
+        acc += cc1d_to_float(fin[t.b * p.dfinal_stride_b + t.d * p.dfinal_stride_d + (j - t.L) * p.dfinal_stride_k]);
+    }
+#endif
+    x_t* dinit = reinterpret_cast<x_t*>(p.dinitial_states);
+    dinit[t.b * p.dinit_stride_b + t.d * p.dinit_stride_d + j * p.dinit_stride_k] = cc1d_from_float<x_t>(acc);
+#else
+    (void)p; (void)s; (void)t; (void)w;
+#endif
+}
+
+// g and the dw/db sums for the tile's own vectors (phase 2 of the header comment).
+CC1D_DEVICE void bf_grad_pass(const cc1d_bwd_params& p, const bf_shared& s, const bf_tile& t, const float (&w)[CC1D_WIDTH],
+                              float bias, const cc1d_vec16 (&rd)[CC1D_BWD_CF_ILP], float (&dw)[CC1D_WIDTH], float& db) {
+    const int nt = blockDim.x, tid = threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < CC1D_BWD_CF_ILP; ++i) {
+        if (i >= p.ilp) break;
+        const int j = tid + i * nt;
+        const cc1d_i64 pos = t.t0 + (cc1d_i64)j * CC1D_VEC;
+        float g[CC1D_VEC];
+#pragma unroll
+        for (int e = 0; e < CC1D_VEC; ++e) g[e] = 0.0f;
+        if (pos < t.L) {
+            // win[m] = x̃[pos - K + m]; ids[m] its seq id.
+            float win[CC1D_K + CC1D_VEC];
+#pragma unroll
+            for (int h = 0; h < kBfHalo + 1; ++h) {
+                const cc1d_vec16 v = s.x[j + h];
+#pragma unroll
+                for (int e = 0; e < CC1D_VEC; ++e) {
+                    const int m = h * CC1D_VEC + e - (kBfHaloElems - CC1D_K);
+                    if (m >= 0) win[m] = cc1d_v16_float(v, e);
+                }
+            }
+#if CC1D_HAS_SEQ_IDX
+            int ids[CC1D_K + CC1D_VEC];
+            const cc1d_vec16* ids4 = reinterpret_cast<const cc1d_vec16*>(s.ids) + j * kBfIdVecs;
+#pragma unroll
+            for (int r = 0; r < (kBfHalo + 1) * kBfIdVecs; ++r) {
+                const cc1d_vec16 v = ids4[r];
+#pragma unroll
+                for (int c = 0; c < 4; ++c) {
+                    const int m = r * 4 + c - (kBfHaloElems - CC1D_K);
+                    if (m >= 0) ids[m] = (int)v.w[c];
+                }
+            }
+#endif
+#pragma unroll
+            for (int e = 0; e < CC1D_VEC; ++e) {
+                float gv = cc1d_v16_float(rd[i], e);
+#if CC1D_SILU
+                float z = bias;
+#pragma unroll
+                for (int k = 0; k <= CC1D_K; ++k) {
+#if CC1D_HAS_SEQ_IDX
+                    z = fmaf(ids[e + k] == ids[e + CC1D_K] ? w[k] : 0.0f, win[e + k], z);
+#else
+                    z = fmaf(w[k], win[e + k], z);
+#endif
+                }
+                gv *= cc1d_activation_grad(z);
+#endif
+#if CC1D_HAS_SEQ_IDX
+                if (ids[e + CC1D_K] < 0) gv = 0.0f;   // padding: the output was forced to 0
+#endif
+                if (pos + e >= t.L) gv = 0.0f;
+                g[e] = gv;
+                db += gv;
+#pragma unroll
+                for (int k = 0; k <= CC1D_K; ++k) {
+#if CC1D_HAS_SEQ_IDX
+                    dw[k] = fmaf(gv, ids[e + k] == ids[e + CC1D_K] ? win[e + k] : 0.0f, dw[k]);
+#else
+                    dw[k] = fmaf(gv, win[e + k], dw[k]);
+#endif
+                }
+            }
+        }
+        // Zeros past the row end too: dx of the last positions reads them.
+#pragma unroll
+        for (int q = 0; q < CC1D_VEC / 4; ++q) {
+            cc1d_vec16 v;
+#pragma unroll
+            for (int c = 0; c < 4; ++c) v.w[c] = (unsigned int)__float_as_int(g[q * 4 + c]);
+            reinterpret_cast<cc1d_vec16*>(s.g + j * CC1D_VEC)[q] = v;
+        }
+    }
+    (void)bias;
+}
+
+// g of the K positions after the tile (for dx of the tile's last positions); these belong
+// to the next tile's sums, so nothing accumulates here.
+CC1D_DEVICE void bf_grad_after(const cc1d_bwd_params& p, const bf_shared& s, const bf_tile& t, const float (&w)[CC1D_WIDTH],
+                               float bias) {
+    const int j = threadIdx.x;
+    if (j >= CC1D_K) return;
+    const cc1d_i64 pos = t.t0 + t.tile_len + j;
+    float gv = 0.0f;
+    if (pos < t.L) {
+        gv = cc1d_to_float(reinterpret_cast<const x_t*>(s.dh)[j]);
+        const int m = t.tile_len + j;   // tile-relative index of pos
+#if CC1D_SILU
+        const x_t* xs = reinterpret_cast<const x_t*>(s.x) + kBfHaloElems;
+        float z = bias;
+#pragma unroll
+        for (int k = 0; k <= CC1D_K; ++k) {
+            float wk = w[k];
+#if CC1D_HAS_SEQ_IDX
+            if (s.ids[kBfHaloElems + m - CC1D_K + k] != s.ids[kBfHaloElems + m]) wk = 0.0f;
+#endif
+            z = fmaf(wk, cc1d_to_float(xs[m - CC1D_K + k]), z);
+        }
+        gv *= cc1d_activation_grad(z);
+#endif
+#if CC1D_HAS_SEQ_IDX
+        if (s.ids[kBfHaloElems + m] < 0) gv = 0.0f;
+#endif
+        (void)m;
+    }
+    s.g[t.tile_len + j] = gv;
+    (void)p; (void)w; (void)bias;
+}
+
+// dx of the tile's own vectors (phase 3 of the header comment). The own g is read back
+// from shared memory rather than kept in registers across the barrier: that keeps the
+// kernel within the register budget ptxas aims for (no spills) at the cost of one more
+// conflict-free 16-byte read per 4 positions.
+CC1D_DEVICE void bf_dx_pass(const cc1d_bwd_params& p, const bf_shared& s, const bf_tile& t, const float (&w)[CC1D_WIDTH]) {
+    const int nt = blockDim.x, tid = threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < CC1D_BWD_CF_ILP; ++i) {
+        if (i >= p.ilp) break;
+        const int j = tid + i * nt;
+        const cc1d_i64 pos = t.t0 + (cc1d_i64)j * CC1D_VEC;
+        if (pos >= t.L) break;
+        // gw[m] = g[pos + m]: the own vector and the next K.
+        float gw[CC1D_VEC + kBfGPad];
+#pragma unroll
+        for (int q = 0; q < (CC1D_VEC + kBfGPad) / 4; ++q) {
+            const cc1d_vec16 v = reinterpret_cast<const cc1d_vec16*>(s.g + j * CC1D_VEC)[q];
+#pragma unroll
+            for (int c = 0; c < 4; ++c) gw[q * 4 + c] = __int_as_float((int)v.w[c]);
+        }
+#if CC1D_HAS_SEQ_IDX
+        int ids[CC1D_VEC + kBfGPad];   // ids[m] = seq id of pos + m
+        const cc1d_vec16* ids4 = reinterpret_cast<const cc1d_vec16*>(s.ids + kBfHaloElems + j * CC1D_VEC);
+#pragma unroll
+        for (int r = 0; r < (CC1D_VEC + kBfGPad) / 4; ++r) {
+            const cc1d_vec16 v = ids4[r];
+#pragma unroll
+            for (int c = 0; c < 4; ++c) ids[r * 4 + c] = (int)v.w[c];
+        }
+#endif
+        cc1d_vec16 out;
+#pragma unroll
+        for (int e = 0; e < CC1D_VEC; ++e) {
+            float acc = 0.0f;
+#pragma unroll
+            for (int k = 0; k <= CC1D_K; ++k) {
+#if CC1D_HAS_SEQ_IDX
+                acc = fmaf(ids[e + CC1D_K - k] == ids[e] ? w[k] : 0.0f, gw[e + CC1D_K - k], acc);
+#else
+                acc = fmaf(w[k], gw[e + CC1D_K - k], acc);
+#endif
+            }
+#if CC1D_HAS_FINAL_STATES
+            // final_states[j] = x̃[L-K+j]: its gradient flows straight back.
+            const cc1d_i64 f = pos + e - (t.L - CC1D_K);
+            if (f >= 0 && pos + e < t.L) {
+                const x_t* fin = reinterpret_cast<const x_t*>(p.dfinal_states);
+                acc += cc1d_to_float(fin[t.b * p.dfinal_stride_b + t.d * p.dfinal_stride_d + f * p.dfinal_stride_k]);
+            }
+#endif
+            cc1d_v16_set(out, e, cc1d_from_float<x_t>(acc));
+        }
+        cc1d_v16_store(t.dxrow, p.dx_stride_l, pos, t.L, p.vector_ok != 0 && pos + CC1D_VEC <= t.L, out);
+    }
+}
+
+// One (batch, tile) unit: loads, then the three phases.
+CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_tile& t, const float (&w)[CC1D_WIDTH],
+                         float bias, float (&dw)[CC1D_WIDTH], float& db) {
+    const int nt = blockDim.x, tid = threadIdx.x;
+
+    // ---- loads: own vectors of x and dout, halos, seq ids; none is used before all are issued ----
+    cc1d_vec16 rx[CC1D_BWD_CF_ILP], rd[CC1D_BWD_CF_ILP];
+#pragma unroll
+    for (int i = 0; i < CC1D_BWD_CF_ILP; ++i) {
+        rx[i] = rd[i] = cc1d_v16_zero();
+        const cc1d_i64 pos = t.t0 + (cc1d_i64)(tid + i * nt) * CC1D_VEC;
+        if (i < p.ilp && pos < t.L) {
+            const bool v = p.vector_ok != 0 && pos + CC1D_VEC <= t.L;
+            rx[i] = cc1d_v16_load(t.xrow, p.x_stride_l, pos, t.L, v);
+            rd[i] = cc1d_v16_load(t.drow, p.dout_stride_l, pos, t.L, v);
+        }
+    }
+    // Halo roles by thread: [0, H) x history, [H, 2H) x after the tile (silu), [2H, 3H) dout after.
+    cc1d_vec16 halo = cc1d_v16_zero();
+    if (tid < kBfHalo) {
+        halo = bf_load_x(p, t.xrow, t.b, t.d, t.t0 - (cc1d_i64)(kBfHalo - tid) * CC1D_VEC);
+    } else if (CC1D_SILU && tid < 2 * kBfHalo) {
+        halo = bf_load_x(p, t.xrow, t.b, t.d, t.t0 + t.tile_len + (cc1d_i64)(tid - kBfHalo) * CC1D_VEC);
+    } else if (tid >= 2 * kBfHalo && tid < 3 * kBfHalo) {
+        const cc1d_i64 pos = t.t0 + t.tile_len + (cc1d_i64)(tid - 2 * kBfHalo) * CC1D_VEC;
+        if (pos < t.L) halo = cc1d_v16_load(t.drow, p.dout_stride_l, pos, t.L, p.vector_ok != 0 && pos + CC1D_VEC <= t.L);
+    }
+#if CC1D_HAS_SEQ_IDX
+    cc1d_vec16 rid[CC1D_BWD_CF_ILP][kBfIdVecs];
+#pragma unroll
+    for (int i = 0; i < CC1D_BWD_CF_ILP; ++i)
+        if (i < p.ilp) bf_load_ids(p, t.seq_row, t.t0 + (cc1d_i64)(tid + i * nt) * CC1D_VEC, rid[i]);
+    // Halo ids: [0, HE) before the tile, [HE, 2 HE) after it.
+    int halo_id = -1;
+    if (tid < 2 * kBfHaloElems)
+        halo_id = bf_id_at(p, t.seq_row, tid < kBfHaloElems ? t.t0 - kBfHaloElems + tid : t.t0 + t.tile_len + tid - kBfHaloElems);
+    // The previous unit may still read the ids (dx pass) while this one stores them.
+    __syncthreads();
+#endif
+
+    // ---- shared memory: x̃ and ids of the whole window ----
+#pragma unroll
+    for (int i = 0; i < CC1D_BWD_CF_ILP; ++i)
+        if (i < p.ilp) s.x[kBfHalo + tid + i * nt] = rx[i];
+    if (tid < kBfHalo) s.x[tid] = halo;
+    else if (CC1D_SILU && tid < 2 * kBfHalo) s.x[kBfHalo + t.tile_vecs + tid - kBfHalo] = halo;
+    else if (tid >= 2 * kBfHalo && tid < 3 * kBfHalo) s.dh[tid - 2 * kBfHalo] = halo;
+#if CC1D_HAS_SEQ_IDX
+#pragma unroll
+    for (int i = 0; i < CC1D_BWD_CF_ILP; ++i)
+        if (i < p.ilp)
+#pragma unroll
+            for (int r = 0; r < kBfIdVecs; ++r)
+                reinterpret_cast<cc1d_vec16*>(s.ids + kBfHaloElems)[(tid + i * nt) * kBfIdVecs + r] = rid[i][r];
+    if (tid < kBfHaloElems) s.ids[tid] = halo_id;
+    else if (tid < 2 * kBfHaloElems) s.ids[kBfHaloElems + t.tile_len + tid - kBfHaloElems] = halo_id;
+#endif
+    __syncthreads();
+
+    bf_grad_pass(p, s, t, w, bias, rd, dw, db);
+    bf_grad_after(p, s, t, w, bias);
+    __syncthreads();
+
+    bf_dx_pass(p, s, t, w);
+    bf_dinit(p, s, t, w);
+}
+
+extern "C" __global__ void BF_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
+    extern __shared__ cc1d_vec16 bf_smem[];
+    const int tile_vecs = (int)blockDim.x * p.ilp;
+    const bf_shared s = bf_carve(bf_smem, tile_vecs);
+
+    const cc1d_i64 part = (cc1d_i64)blockIdx.x / p.dim;
+    const cc1d_i64 d = (cc1d_i64)blockIdx.x - part * p.dim;
+
+    float w[CC1D_WIDTH];
+#pragma unroll
+    for (int k = 0; k < CC1D_WIDTH; ++k) w[k] = cc1d_load_float<w_t>(p.weight, d * p.w_stride_d + k * p.w_stride_k);
+    float bias = 0.0f;
+#if CC1D_HAS_BIAS
+    bias = cc1d_load_float<w_t>(p.bias, d * p.bias_stride);
+#endif
+
+    float dw[CC1D_WIDTH];
+#pragma unroll
+    for (int k = 0; k < CC1D_WIDTH; ++k) dw[k] = 0.0f;
+    float db = 0.0f;
+
+    bf_tile t;
+    t.d = d;
+    t.L = p.seqlen;
+    t.tile_vecs = tile_vecs;
+    t.tile_len = tile_vecs * CC1D_VEC;
+    const cc1d_i64 units = p.batch * p.tiles;
+    const cc1d_i64 first = part * p.units_per_part;
+    const cc1d_i64 last = first + p.units_per_part < units ? first + p.units_per_part : units;
+    for (cc1d_i64 u = first; u < last; ++u) {
+        t.b = u / p.tiles;
+        t.tile = u - t.b * p.tiles;
+        t.t0 = t.tile * t.tile_len;
+        t.xrow = reinterpret_cast<const x_t*>(p.x) + t.b * p.x_stride_b + d * p.x_stride_d;
+        t.drow = reinterpret_cast<const x_t*>(p.dout) + t.b * p.dout_stride_b + d * p.dout_stride_d;
+        t.dxrow = reinterpret_cast<x_t*>(p.dx) + t.b * p.dx_stride_b + d * p.dx_stride_d;
+        t.seq_row = CC1D_HAS_SEQ_IDX ? p.seq_idx + t.b * p.seq_stride_b : 0;
+        bf_unit(p, s, t, w, bias, dw, db);
+    }
+    bf_block_sums(p, s, part, d, dw, db);
+}
+
+extern "C" __global__ void __launch_bounds__(CC1D_REDUCE_THREADS) CC1D_ENTRY_REDUCE(cc1d_bwd_params p) {
+    cc1d_bwd_reduce(p);
+}

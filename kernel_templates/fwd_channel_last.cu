@@ -1,0 +1,184 @@
+// Causal conv1d forward, channel-last layout: x and out stored (B, L, D), D contiguous.
+//
+// One block computes a tile of kClChannels channels x kClRows time steps of one batch
+// row, transposed through shared memory:
+//  1. load: the tile and its K halo rows before it, as 16-byte vectors along D (fully
+//     coalesced), every thread issuing all of its loads before storing any;
+//  2. compute: thread (channel, segment) walks kClSteps time steps of one channel down
+//     the shared tile, with the K previous inputs in registers (unrolled, compile-time
+//     indices) and that channel's weights and bias in fp32 registers;
+//  3. store: the output tile leaves shared memory as 16-byte vectors along D.
+// Why not keep a sliding window per thread over a 16-byte vector of channels in
+// registers: VEC channels x (W weights + K inputs + the steps in flight) in fp32 need
+// 110-250 registers (spills from width 8 on in 16-bit types), which caps occupancy and
+// bytes in flight; here a thread holds one channel, so every width stays small.
+//
+// Rows that are not 16-byte aligned (vector_ok == 0) and the vector that crosses D load
+// and store element by element; the compute phase does not change.
+// Grid: (channel groups, time tiles, batch) flattened, channel groups fastest so
+// neighbouring blocks touch neighbouring memory.
+
+constexpr int kClChannels = CC1D_FWD_CL_CHANNELS;
+constexpr int kClRowVecs = kClChannels / CC1D_VEC;                      // vectors per time row
+constexpr int kClRows = CC1D_FWD_CL_CHUNK * 2 / (int)sizeof(x_t);       // time steps per tile
+constexpr int kClSegments = CC1D_FWD_CL_THREADS / kClChannels;          // threads per channel
+constexpr int kClSteps = kClRows / kClSegments;                         // steps per thread
+constexpr int kClInVecs = (CC1D_K + kClRows) * kClRowVecs;              // halo + tile
+constexpr int kClLoads = (kClInVecs + CC1D_FWD_CL_THREADS - 1) / CC1D_FWD_CL_THREADS;
+constexpr int kClStores = kClRows * kClRowVecs / CC1D_FWD_CL_THREADS;
+static_assert(kClRows * kClRowVecs % CC1D_FWD_CL_THREADS == 0, "the output tile splits evenly");
+static_assert(kClRows % kClSegments == 0, "segments split the tile evenly");
+
+struct ClTile {
+    cc1d_i64 b, t0, c0;   // batch row, first time step, first channel of the tile
+};
+
+// Raw x̃[b, t, c .. c+VEC) for any t >= -K (zeros past L, past D, and before the row
+// start unless initial_states are given).
+CC1D_DEVICE cc1d_vec16 cl_load_vec(const cc1d_fwd_params& p, const ClTile& tile, cc1d_i64 t, cc1d_i64 c) {
+    cc1d_vec16 v = cc1d_v16_zero();
+    if (t >= p.seqlen) return v;
+    if (t < 0) {
+#if CC1D_HAS_INITIAL_STATES
+        const x_t* init = reinterpret_cast<const x_t*>(p.initial_states) + tile.b * p.init_stride_b +
+                          (t + CC1D_K) * p.init_stride_k;
+#pragma unroll
+        for (int e = 0; e < CC1D_VEC; ++e)
+            if (c + e < p.dim) cc1d_v16_set(v, e, init[(c + e) * p.init_stride_d]);
+#endif
+        return v;
+    }
+    // Channels are adjacent: the layout check guarantees stride(D) == 1 whenever D > 1.
+    const x_t* row = reinterpret_cast<const x_t*>(p.x) + tile.b * p.x_stride_b + t * p.x_stride_l + c;
+    if (p.vector_ok && c + CC1D_VEC <= p.dim) return cc1d_v16_load_aligned(row);
+#pragma unroll
+    for (int e = 0; e < CC1D_VEC; ++e)
+        if (c + e < p.dim) cc1d_v16_set(v, e, row[e]);
+    return v;
+}
+
+CC1D_DEVICE void cl_store_vec(const cc1d_fwd_params& p, const ClTile& tile, cc1d_i64 t, cc1d_i64 c,
+                              const cc1d_vec16& v) {
+    x_t* row = reinterpret_cast<x_t*>(p.out) + tile.b * p.out_stride_b + t * p.out_stride_l + c;
+    if (p.vector_ok && c + CC1D_VEC <= p.dim) {
+        cc1d_v16_store_global(row, v);
+        return;
+    }
+#pragma unroll
+    for (int e = 0; e < CC1D_VEC; ++e)
+        if (c + e < p.dim) row[e] = cc1d_v16_raw(v, e);
+}
+
+extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_THREADS) CC1D_ENTRY(cc1d_fwd_params p) {
+    // s_in: rows t0-K .. t0+kClRows-1 of the tile's channels; s_out: the output tile.
+    __shared__ cc1d_vec16 s_in[kClInVecs];
+    __shared__ cc1d_vec16 s_out[kClRows * kClRowVecs];
+#if CC1D_HAS_SEQ_IDX
+    __shared__ int s_ids[CC1D_K + kClRows];
+#endif
+
+    const int tid = threadIdx.x;
+    const cc1d_i64 groups = (p.dim + kClChannels - 1) / kClChannels;
+    const cc1d_i64 block = (cc1d_i64)blockIdx.y * gridDim.x + blockIdx.x;
+    if (block >= groups * p.tiles * p.batch) return;
+    const cc1d_i64 rest = block / groups;
+    ClTile tile;
+    tile.c0 = (block - rest * groups) * kClChannels;
+    tile.b = rest / p.tiles;
+    tile.t0 = (rest - tile.b * p.tiles) * kClRows;
+
+    // ---- 1. load the halo and the tile; all loads before the first shared store ----
+    cc1d_vec16 v[kClLoads];
+#pragma unroll
+    for (int m = 0; m < kClLoads; ++m) {
+        const int i = tid + m * CC1D_FWD_CL_THREADS;
+        const int row = i / kClRowVecs, col = i - row * kClRowVecs;
+        v[m] = i < kClInVecs ? cl_load_vec(p, tile, tile.t0 - CC1D_K + row, tile.c0 + col * CC1D_VEC)
+                             : cc1d_v16_zero();
+    }
+#pragma unroll
+    for (int m = 0; m < kClLoads; ++m) {
+        const int i = tid + m * CC1D_FWD_CL_THREADS;
+        if (i < kClInVecs) cc1d_v16_store_aligned(&s_in[i], v[m]);
+    }
+#if CC1D_HAS_SEQ_IDX
+    // One id per time row. Before the row start: the first sequence's id when
+    // initial_states feed it, else -1; past the end: -1 (never stored).
+    const int* seq_row = p.seq_idx + tile.b * p.seq_stride_b;
+    for (int r = tid; r < CC1D_K + kClRows; r += CC1D_FWD_CL_THREADS) {
+        const cc1d_i64 t = tile.t0 - CC1D_K + r;
+        s_ids[r] = t >= p.seqlen ? -1 : t >= 0 ? seq_row[t * p.seq_stride_l] : (CC1D_HAS_INITIAL_STATES ? seq_row[0] : -1);
+    }
+#endif
+
+    // Weights and bias of this thread's channel (its segment of time comes below).
+    const int lane_channel = tid % kClChannels, segment = tid / kClChannels;
+    const cc1d_i64 channel = tile.c0 + lane_channel;
+    const bool has_channel = channel < p.dim;
+    float w[CC1D_WIDTH];
+#pragma unroll
+    for (int k = 0; k < CC1D_WIDTH; ++k)
+        w[k] = has_channel ? cc1d_load_float<w_t>(p.weight, channel * p.w_stride_d + k * p.w_stride_k) : 0.0f;
+    float bias = 0.0f;
+#if CC1D_HAS_BIAS
+    if (has_channel) bias = cc1d_load_float<w_t>(p.bias, channel * p.bias_stride);
+#endif
+    __syncthreads();
+
+    // ---- 2. compute kClSteps outputs of one channel, reading down the shared tile ----
+    {
+        const x_t* in = reinterpret_cast<const x_t*>(s_in) + lane_channel;    // row r at in[r * kClChannels]
+        x_t* out = reinterpret_cast<x_t*>(s_out) + lane_channel;
+        const int first = segment * kClSteps;   // tile-relative step; its input row is first + K
+        float win[CC1D_K + 1];                  // win[k] = x̃ at step - K + k
+#pragma unroll
+        for (int k = 0; k < CC1D_K; ++k) win[k] = cc1d_to_float(in[(first + k) * kClChannels]);
+#pragma unroll
+        for (int s = 0; s < kClSteps; ++s) {
+            const int step = first + s;
+            const float cur = cc1d_to_float(in[(step + CC1D_K) * kClChannels]);
+            float z = bias;
+#if CC1D_HAS_SEQ_IDX
+            const int id = s_ids[step + CC1D_K];
+#pragma unroll
+            for (int k = 0; k < CC1D_K; ++k) z = fmaf(s_ids[step + k] == id ? w[k] : 0.0f, win[k], z);
+#else
+#pragma unroll
+            for (int k = 0; k < CC1D_K; ++k) z = fmaf(w[k], win[k], z);
+#endif
+            z = fmaf(w[CC1D_K], cur, z);
+            float y = cc1d_activate_fast(z);
+#if CC1D_HAS_SEQ_IDX
+            if (id < 0) y = 0.0f;   // padding: exactly 0
+#endif
+            out[step * kClChannels] = cc1d_from_float<x_t>(y);
+#pragma unroll
+            for (int k = 0; k + 1 < CC1D_K; ++k) win[k] = win[k + 1];
+            if (CC1D_K > 0) win[CC1D_K > 0 ? CC1D_K - 1 : 0] = cur;
+        }
+    }
+
+#if CC1D_HAS_FINAL_STATES
+    // The last tile holds x̃[L-K .. L-1] (raw bits) in s_in rows L - t0 .. L - t0 + K - 1.
+    if (tile.t0 + kClRows >= p.seqlen) {
+        const x_t* in = reinterpret_cast<const x_t*>(s_in);
+        x_t* fin = reinterpret_cast<x_t*>(p.final_states) + tile.b * p.final_stride_b;
+        for (int i = tid; i < CC1D_K * kClChannels; i += CC1D_FWD_CL_THREADS) {
+            const int j = i / kClChannels, c = i - j * kClChannels;
+            if (tile.c0 + c < p.dim)
+                fin[(tile.c0 + c) * p.final_stride_d + j * p.final_stride_k] =
+                    in[(p.seqlen - tile.t0 + j) * kClChannels + c];
+        }
+    }
+#endif
+    __syncthreads();
+
+    // ---- 3. store the output tile ----
+#pragma unroll
+    for (int m = 0; m < kClStores; ++m) {
+        const int i = tid + m * CC1D_FWD_CL_THREADS;
+        const int row = i / kClRowVecs, col = i - row * kClRowVecs;
+        const cc1d_i64 t = tile.t0 + row;
+        if (t < p.seqlen) cl_store_vec(p, tile, t, tile.c0 + col * CC1D_VEC, cc1d_v16_load_aligned(&s_out[i]));
+    }
+}

@@ -1,0 +1,346 @@
+// Causal conv1d forward over packed variable-length sequences (prefill): x and out are
+// logically (D, total), stored channel-first (tokens contiguous) or channel-last
+// (channels contiguous); cu_seqlens (N + 1 offsets) cuts the token axis into sequences.
+//
+// The host cannot read cu_seqlens, so the grid tiles the packed token axis exactly as
+// the forward kernels tile time (fwd_channel_first.cu / fwd_channel_last.cu describe the
+// tiles, the shared memory and the loads): a tile may hold several sequences. Each
+// output only differs from the plain convolution within K tokens after a sequence
+// start, where the K inputs before the start come from the sequence's history instead
+// of x: its conv_states slot (the last K of the slot's S entries) when has_initial_state
+// says so, else zeros. Tokens outside every sequence (before cu[0], from cu[N] on) get 0.
+//
+// conv_states are written back by a second launch (p.phase == 1, one thread per
+// (sequence, channel)): a slot is read by the tile holding its sequence's first tokens
+// and would be written by the tile holding its last, so in one launch a block could
+// overwrite a slot another block still has to read. As in the reference, the slot's
+// entries S-K .. S-1 become the last K values of concat(history, sequence) and entries
+// 0 .. S-K-1 are left alone.
+// A sequence whose cache index equals pad_slot_id computes with zero history and its
+// slot is neither read nor written.
+
+// ---- sequences and their history (both layouts, both phases) ----
+
+CC1D_DEVICE cc1d_i64 vl_offset(const cc1d_varlen_params& p, cc1d_i64 i) { return p.cu_seqlens[i * p.cu_stride]; }
+
+// The sequence holding token t (empty sequences hold none), or -1 outside all of them.
+CC1D_DEVICE cc1d_i64 vl_sequence_of(const cc1d_varlen_params& p, cc1d_i64 t) {
+    if (p.num_seqs <= 0 || t < vl_offset(p, 0) || t >= vl_offset(p, p.num_seqs)) return -1;
+    cc1d_i64 lo = 0, hi = p.num_seqs;   // offset(lo) <= t < offset(hi)
+    while (hi - lo > 1) {
+        const cc1d_i64 mid = (lo + hi) >> 1;
+        if (vl_offset(p, mid) <= t) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+// Where token t stands: its sequence s (-1 outside all), that sequence's first token,
+// and the token from which on the answer changes (the next sequence start, cu[0] for a
+// token before the first sequence, total after the last one).
+struct VlPlace {
+    cc1d_i64 s, start, next;
+};
+CC1D_DEVICE VlPlace vl_locate(const cc1d_varlen_params& p, cc1d_i64 t) {
+    VlPlace place;
+    place.s = vl_sequence_of(p, t);
+    place.start = place.s >= 0 ? vl_offset(p, place.s) : 0;
+    if (place.s >= 0)
+        place.next = vl_offset(p, place.s + 1);
+    else
+        place.next = p.num_seqs > 0 && t < vl_offset(p, 0) ? vl_offset(p, 0) : p.total;
+    return place;
+}
+
+// Slot entry S-K+j of sequence s's history at channel d, raw; zero when the sequence
+// has no history (no states, no has_initial_state flag, or the pad slot).
+CC1D_DEVICE x_t vl_history(const cc1d_varlen_params& p, cc1d_i64 s, cc1d_i64 d, int j) {
+#if CC1D_HAS_INITIAL_STATES
+    if (p.has_initial_state != nullptr && p.has_initial_state[s * p.has_init_stride] != 0) {
+        const cc1d_i64 slot = p.cache_indices != nullptr ? (cc1d_i64)p.cache_indices[s * p.indices_stride] : s;
+        if (p.cache_indices == nullptr || slot != p.pad_slot_id) {
+            const x_t* state = reinterpret_cast<const x_t*>(p.conv_states) + slot * p.state_stride_b + d * p.state_stride_d;
+            return state[(p.state_len - CC1D_K + j) * p.state_stride_l];
+        }
+    }
+#else
+    (void)p; (void)s; (void)d; (void)j;
+#endif
+    return cc1d_of_bits<x_t>(0u);
+}
+
+// Output at token t (in sequence s starting at `start`) from the raw window
+// in[m] = x at t - K + m, replacing the terms before the start with the history.
+CC1D_DEVICE float vl_output_near_start(const cc1d_varlen_params& p, const float (&w)[CC1D_WIDTH], float bias,
+                                       cc1d_i64 s, cc1d_i64 start, cc1d_i64 t, cc1d_i64 d,
+                                       const float (&in)[CC1D_K + 1]) {
+    float z = bias;
+#pragma unroll
+    for (int k = 0; k <= CC1D_K; ++k) {
+        const cc1d_i64 q = t - CC1D_K + k;
+        const float value = q >= start ? in[k] : cc1d_to_float(vl_history(p, s, d, (int)(CC1D_K + q - start)));
+        z = fmaf(w[k], value, z);
+    }
+    return cc1d_activate_fast(z);
+}
+
+// Phase 1: slot entries S-K .. S-1 <- the last K of concat(history, sequence), raw.
+CC1D_DEVICE void vl_write_states(const cc1d_varlen_params& p) {
+#if CC1D_HAS_INITIAL_STATES
+    const cc1d_i64 channel_blocks = (p.dim + blockDim.x - 1) / blockDim.x;
+    const cc1d_i64 block = (cc1d_i64)blockIdx.y * gridDim.x + blockIdx.x;
+    const cc1d_i64 s = block / channel_blocks;
+    const cc1d_i64 d = (block - s * channel_blocks) * blockDim.x + threadIdx.x;
+    if (s >= p.num_seqs || d >= p.dim) return;
+    const cc1d_i64 slot = p.cache_indices != nullptr ? (cc1d_i64)p.cache_indices[s * p.indices_stride] : s;
+    if (p.cache_indices != nullptr && slot == p.pad_slot_id) return;
+    const cc1d_i64 start = vl_offset(p, s), length = vl_offset(p, s + 1) - start;
+    const x_t* x = reinterpret_cast<const x_t*>(p.x) + d * p.x_stride_d;
+    x_t* state = reinterpret_cast<x_t*>(p.conv_states) + slot * p.state_stride_b + d * p.state_stride_d;
+    // Ascending j reads history entry length + j >= j before entry j is overwritten.
+    for (int j = 0; j < CC1D_K; ++j) {
+        const cc1d_i64 m = length + j;   // index into concat(history[K], sequence)
+        const x_t value = m >= CC1D_K ? x[(start + m - CC1D_K) * p.x_stride_l] : vl_history(p, s, d, (int)m);
+        state[(p.state_len - CC1D_K + j) * p.state_stride_l] = value;
+    }
+#else
+    (void)p;
+#endif
+}
+
+#if !CC1D_CHANNEL_LAST
+// ---- phase 0, channel-first: block = (channel d, tile of tokens) ----
+
+constexpr int kVlHalo = (CC1D_K + CC1D_VEC - 1) / CC1D_VEC;
+constexpr int kVlHaloElems = kVlHalo * CC1D_VEC;
+
+CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
+    extern __shared__ cc1d_vec16 vl_smem[];   // [halo + tile] vectors of raw x
+    const cc1d_i64 block = (cc1d_i64)blockIdx.y * gridDim.x + blockIdx.x;
+    if (block >= p.dim * p.tiles) return;
+    const cc1d_i64 d = block / p.tiles, tile = block - d * p.tiles;
+    const int nthreads = blockDim.x, tid = threadIdx.x;
+    const int tile_vecs = nthreads * CC1D_FWD_CF_ILP;
+    const cc1d_i64 tile_start = tile * tile_vecs * CC1D_VEC;
+    const cc1d_i64 total = p.total;
+    const bool vector_ok = p.vector_ok != 0;
+    const x_t* xrow = reinterpret_cast<const x_t*>(p.x) + d * p.x_stride_d;
+    x_t* orow = reinterpret_cast<x_t*>(p.out) + d * p.out_stride_d;
+
+    if (vector_ok) {
+        cc1d_vec16 v[CC1D_FWD_CF_ILP];
+#pragma unroll
+        for (int i = 0; i < CC1D_FWD_CF_ILP; ++i) {
+            const cc1d_i64 pos = tile_start + (cc1d_i64)(tid + i * nthreads) * CC1D_VEC;
+            v[i] = pos < total ? cc1d_v16_load(xrow, 1, pos, total, pos + CC1D_VEC <= total) : cc1d_v16_zero();
+        }
+#pragma unroll
+        for (int i = 0; i < CC1D_FWD_CF_ILP; ++i) cc1d_v16_store_aligned(&vl_smem[kVlHalo + tid + i * nthreads], v[i]);
+    } else {
+        x_t* s_elems = reinterpret_cast<x_t*>(vl_smem) + kVlHaloElems;
+#pragma unroll 4
+        for (int i = 0; i < CC1D_FWD_CF_ILP * CC1D_VEC; ++i) {
+            const int e = tid + i * nthreads;
+            const cc1d_i64 pos = tile_start + e;
+            s_elems[e] = pos < total ? xrow[pos * p.x_stride_l] : cc1d_of_bits<x_t>(0u);
+        }
+    }
+    for (int h = tid; h < kVlHalo; h += nthreads) {
+        const cc1d_i64 pos = tile_start - (cc1d_i64)(kVlHalo - h) * CC1D_VEC;   // before the tile: < total
+        cc1d_v16_store_aligned(&vl_smem[h], cc1d_v16_load(xrow, p.x_stride_l, pos, total, vector_ok && pos >= 0));
+    }
+
+    float w[CC1D_WIDTH];
+#pragma unroll
+    for (int k = 0; k < CC1D_WIDTH; ++k) w[k] = cc1d_load_float<w_t>(p.weight, d * p.w_stride_d + k * p.w_stride_k);
+    float bias = 0.0f;
+#if CC1D_HAS_BIAS
+    bias = cc1d_load_float<w_t>(p.bias, d * p.bias_stride);
+#endif
+    // The whole tile is plain convolution when one sequence holds it and started at
+    // least K tokens before it (the common case for long prompts).
+    const cc1d_i64 tile_end = tile_start + tile_vecs * CC1D_VEC < total ? tile_start + tile_vecs * CC1D_VEC : total;
+    const cc1d_i64 s_first = vl_sequence_of(p, tile_start);
+    const bool tile_plain = s_first >= 0 && vl_offset(p, s_first) <= tile_start - CC1D_K &&
+                            vl_offset(p, s_first + 1) >= tile_end;
+    __syncthreads();
+
+#pragma unroll
+    for (int i = 0; i < CC1D_FWD_CF_ILP; ++i) {
+        const int j = tid + i * nthreads;
+        const cc1d_i64 pos = tile_start + (cc1d_i64)j * CC1D_VEC;
+        if (pos >= total) break;
+        float win[CC1D_K + CC1D_VEC];   // win[m] = x at pos - K + m (0 before token 0)
+#pragma unroll
+        for (int h = 0; h < kVlHalo; ++h) {
+            const cc1d_vec16 v = cc1d_v16_load_aligned(&vl_smem[j + h]);
+#pragma unroll
+            for (int e = 0; e < CC1D_VEC; ++e) {
+                const int m = h * CC1D_VEC + e - (kVlHaloElems - CC1D_K);
+                if (m >= 0) win[m] = cc1d_v16_float(v, e);
+            }
+        }
+        const cc1d_vec16 own = cc1d_v16_load_aligned(&vl_smem[kVlHalo + j]);
+#pragma unroll
+        for (int e = 0; e < CC1D_VEC; ++e) win[CC1D_K + e] = cc1d_v16_float(own, e);
+
+        // A vector is plain too when the sequence of its last token started K or more
+        // tokens before it; otherwise each token finds its own sequence.
+        bool plain = tile_plain;
+        if (!plain) {
+            const cc1d_i64 last = pos + CC1D_VEC <= total ? pos + CC1D_VEC - 1 : total - 1;
+            const cc1d_i64 s_last = vl_sequence_of(p, last);
+            plain = s_last >= 0 && vl_offset(p, s_last) <= pos - CC1D_K;
+        }
+        cc1d_vec16 result = cc1d_v16_zero();
+#pragma unroll
+        for (int e = 0; e < CC1D_VEC; ++e) {
+            float y;
+            if (plain) {
+                float z = bias;
+#pragma unroll
+                for (int k = 0; k <= CC1D_K; ++k) z = fmaf(w[k], win[e + k], z);
+                y = cc1d_activate_fast(z);
+            } else {
+                const cc1d_i64 t = pos + e;
+                const cc1d_i64 s = t < total ? vl_sequence_of(p, t) : -1;
+                float in[CC1D_K + 1];
+#pragma unroll
+                for (int k = 0; k <= CC1D_K; ++k) in[k] = win[e + k];
+                y = s < 0 ? 0.0f : vl_output_near_start(p, w, bias, s, vl_offset(p, s), t, d, in);
+            }
+            cc1d_v16_set(result, e, cc1d_from_float<x_t>(y));
+        }
+        cc1d_v16_store(orow, p.out_stride_l, pos, total, vector_ok && pos + CC1D_VEC <= total, result);
+    }
+}
+
+#else
+// ---- phase 0, channel-last: block = (64 channels, tile of tokens), as fwd_channel_last.cu ----
+
+constexpr int kVlChannels = CC1D_FWD_CL_CHANNELS;
+constexpr int kVlRowVecs = kVlChannels / CC1D_VEC;
+constexpr int kVlRows = CC1D_FWD_CL_CHUNK * 2 / (int)sizeof(x_t);
+constexpr int kVlSegments = CC1D_FWD_CL_THREADS / kVlChannels;
+constexpr int kVlSteps = kVlRows / kVlSegments;
+constexpr int kVlInVecs = (CC1D_K + kVlRows) * kVlRowVecs;
+constexpr int kVlLoads = (kVlInVecs + CC1D_FWD_CL_THREADS - 1) / CC1D_FWD_CL_THREADS;
+constexpr int kVlStores = kVlRows * kVlRowVecs / CC1D_FWD_CL_THREADS;
+
+// Raw x[t, c .. c+VEC) (zeros outside [0, total) and past D; channels adjacent).
+CC1D_DEVICE cc1d_vec16 vl_load_row(const cc1d_varlen_params& p, cc1d_i64 t, cc1d_i64 c) {
+    cc1d_vec16 v = cc1d_v16_zero();
+    if (t < 0 || t >= p.total) return v;
+    const x_t* row = reinterpret_cast<const x_t*>(p.x) + t * p.x_stride_l + c;
+    if (p.vector_ok && c + CC1D_VEC <= p.dim) return cc1d_v16_load_aligned(row);
+#pragma unroll
+    for (int e = 0; e < CC1D_VEC; ++e)
+        if (c + e < p.dim) cc1d_v16_set(v, e, row[e]);
+    return v;
+}
+
+CC1D_DEVICE void vl_store_row(const cc1d_varlen_params& p, cc1d_i64 t, cc1d_i64 c, const cc1d_vec16& v) {
+    x_t* row = reinterpret_cast<x_t*>(p.out) + t * p.out_stride_l + c;
+    if (p.vector_ok && c + CC1D_VEC <= p.dim) {
+        cc1d_v16_store_global(row, v);
+        return;
+    }
+#pragma unroll
+    for (int e = 0; e < CC1D_VEC; ++e)
+        if (c + e < p.dim) row[e] = cc1d_v16_raw(v, e);
+}
+
+CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
+    __shared__ cc1d_vec16 s_in[kVlInVecs];
+    __shared__ cc1d_vec16 s_out[kVlRows * kVlRowVecs];
+    const int tid = threadIdx.x;
+    const cc1d_i64 groups = (p.dim + kVlChannels - 1) / kVlChannels;
+    const cc1d_i64 block = (cc1d_i64)blockIdx.y * gridDim.x + blockIdx.x;
+    if (block >= groups * p.tiles) return;
+    const cc1d_i64 tile = block / groups;
+    const cc1d_i64 c0 = (block - tile * groups) * kVlChannels, t0 = tile * kVlRows;
+
+    cc1d_vec16 v[kVlLoads];
+#pragma unroll
+    for (int m = 0; m < kVlLoads; ++m) {
+        const int i = tid + m * CC1D_FWD_CL_THREADS;
+        const int row = i / kVlRowVecs, col = i - row * kVlRowVecs;
+        v[m] = i < kVlInVecs ? vl_load_row(p, t0 - CC1D_K + row, c0 + col * CC1D_VEC) : cc1d_v16_zero();
+    }
+#pragma unroll
+    for (int m = 0; m < kVlLoads; ++m) {
+        const int i = tid + m * CC1D_FWD_CL_THREADS;
+        if (i < kVlInVecs) cc1d_v16_store_aligned(&s_in[i], v[m]);
+    }
+
+    const int lane_channel = tid % kVlChannels, segment = tid / kVlChannels;
+    const cc1d_i64 d = c0 + lane_channel;
+    const bool has_channel = d < p.dim;
+    float w[CC1D_WIDTH];
+#pragma unroll
+    for (int k = 0; k < CC1D_WIDTH; ++k)
+        w[k] = has_channel ? cc1d_load_float<w_t>(p.weight, d * p.w_stride_d + k * p.w_stride_k) : 0.0f;
+    float bias = 0.0f;
+#if CC1D_HAS_BIAS
+    if (has_channel) bias = cc1d_load_float<w_t>(p.bias, d * p.bias_stride);
+#endif
+    // This thread's steps and the sequence holding the first of them.
+    const int first = segment * kVlSteps;
+    const cc1d_i64 t_first = t0 + first;
+    VlPlace place = vl_locate(p, t_first);
+    __syncthreads();
+
+    {
+        const x_t* in = reinterpret_cast<const x_t*>(s_in) + lane_channel;   // token t0-K+r at in[r * kVlChannels]
+        x_t* out = reinterpret_cast<x_t*>(s_out) + lane_channel;
+        float win[CC1D_K + 1];   // win[k] = input K - k tokens before the current one
+#pragma unroll
+        for (int k = 0; k < CC1D_K; ++k) {
+            const cc1d_i64 q = t_first - CC1D_K + k;
+            win[k] = place.s >= 0 && q < place.start && has_channel
+                         ? cc1d_to_float(vl_history(p, place.s, d, (int)(CC1D_K + q - place.start)))
+                         : cc1d_to_float(in[(first + k) * kVlChannels]);
+        }
+#pragma unroll
+        for (int step = 0; step < kVlSteps; ++step) {
+            const cc1d_i64 t = t_first + step;
+            if (t >= place.next && t < p.total) {
+                // A sequence starts at t (steps are one token apart, so t == its start):
+                // the window restarts from that sequence's history.
+                place = vl_locate(p, t);
+                if (place.s >= 0 && has_channel) {
+#pragma unroll
+                    for (int k = 0; k < CC1D_K; ++k) win[k] = cc1d_to_float(vl_history(p, place.s, d, k));
+                }
+            }
+            const float cur = cc1d_to_float(in[(first + step + CC1D_K) * kVlChannels]);
+            float z = bias;
+#pragma unroll
+            for (int k = 0; k < CC1D_K; ++k) z = fmaf(w[k], win[k], z);
+            z = fmaf(w[CC1D_K], cur, z);
+            const float y = place.s >= 0 ? cc1d_activate_fast(z) : 0.0f;
+            out[(first + step) * kVlChannels] = cc1d_from_float<x_t>(y);
+#pragma unroll
+            for (int k = 0; k + 1 < CC1D_K; ++k) win[k] = win[k + 1];
+            if (CC1D_K > 0) win[CC1D_K > 0 ? CC1D_K - 1 : 0] = cur;
+        }
+    }
+    __syncthreads();
+
+#pragma unroll
+    for (int m = 0; m < kVlStores; ++m) {
+        const int i = tid + m * CC1D_FWD_CL_THREADS;
+        const int row = i / kVlRowVecs, col = i - row * kVlRowVecs;
+        const cc1d_i64 t = t0 + row;
+        if (t < p.total) vl_store_row(p, t, c0 + col * CC1D_VEC, cc1d_v16_load_aligned(&s_out[i]));
+    }
+}
+#endif
+
+extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_THREADS > CC1D_FWD_CF_THREADS ? CC1D_FWD_CL_THREADS
+                                                                                     : CC1D_FWD_CF_THREADS)
+    CC1D_ENTRY(cc1d_varlen_params p) {
+    if (p.phase == 1)
+        vl_write_states(p);
+    else
+        vl_forward(p);
+}

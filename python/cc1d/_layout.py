@@ -1,0 +1,55 @@
+"""Memory layouts of (B, D, L) tensors, as the library reads them from the strides.
+
+channel-first: stride(2) == 1 (each channel's row is contiguous);
+channel-last:  stride(1) == 1 (stored as (B, L, D)).
+Inputs in either layout pass through untouched; anything else is copied once into
+the channel-first layout. Outputs are allocated in the layout of x, by one rule that
+the real and the fake (tracing) implementations share, so both give the same strides.
+"""
+
+import torch
+
+
+def is_channel_last(x):
+    """True when x is used as channel-last. A channel-last view with D == 1 is copied
+    to channel-first instead: with one channel its strides cannot be told apart."""
+    return x.stride(2) != 1 and x.stride(1) == 1 and x.size(1) > 1
+
+
+def empty_conv(shape, channel_last, like):
+    """An uninitialized (B, D, L) tensor in the given layout, on like's device and dtype."""
+    batch, dim, length = shape
+    if channel_last:
+        return torch.empty((batch, length, dim), dtype=like.dtype, device=like.device).transpose(1, 2)
+    return torch.empty((batch, dim, length), dtype=like.dtype, device=like.device)
+
+
+def as_conv_input(x):
+    """x itself when its layout is one the library reads, else a channel-first copy."""
+    if x.stride(2) == 1 or is_channel_last(x):
+        return x
+    copy = empty_conv(x.shape, False, x)
+    copy.copy_(x)
+    return copy
+
+
+def in_layout_of(t, x):
+    """t (shaped like x) in x's layout: the backward needs dout and dx to match x."""
+    channel_last = is_channel_last(x)
+    if channel_last == is_channel_last(t) and (channel_last or t.stride(2) == 1):
+        return t
+    copy = empty_conv(t.shape, channel_last, t)
+    copy.copy_(t)
+    return copy
+
+
+def has_unit_stride(t):
+    """The library's rule for states and decoding inputs: some dimension has stride 1
+    (a size-1 dimension counts, whatever its stride)."""
+    return t.numel() == 0 or any(s == 1 or n == 1 for s, n in zip(t.stride(), t.shape))
+
+
+def with_unit_stride(t):
+    if t is None or has_unit_stride(t):
+        return t
+    return t.contiguous()

@@ -1,0 +1,182 @@
+"""The torch.library custom ops: cc1d::causal_conv1d_fwd, cc1d::causal_conv1d_bwd and
+cc1d::causal_conv1d_update.
+
+Custom ops (not autograd.Function around ctypes) so that torch.compile(fullgraph=True)
+traces through them as single nodes, with fake implementations that give output
+shapes and strides without running anything, and so that CUDA graphs capture the
+launch. Each op accepts inputs of any strides and brings them into a layout the
+library reads (inside the op, so that a compiled graph handing over other strides than
+eager did still works), and allocates its outputs by the rules of _layout.py, shared
+by the real and the fake implementation (is_channel_last(x) decides both).
+"""
+
+from typing import Optional, Tuple
+
+import torch
+
+from . import _launch
+from ._layout import as_conv_input, empty_conv, in_layout_of, is_channel_last, with_unit_stride
+
+Tensor = torch.Tensor
+
+
+# ---- forward ------------------------------------------------------------------------
+
+
+def _forward_outputs(x, weight, return_final_states):
+    channel_last = is_channel_last(x)
+    out = empty_conv(x.shape, channel_last, x)
+    if return_final_states:
+        final_states = empty_conv((x.size(0), x.size(1), weight.size(1) - 1), channel_last, x)
+    else:
+        final_states = x.new_empty(0)
+    return out, final_states
+
+
+@torch.library.custom_op("cc1d::causal_conv1d_fwd", mutates_args=(), device_types="cuda")
+def causal_conv1d_fwd(
+    x: Tensor,
+    weight: Tensor,
+    bias: Optional[Tensor],
+    seq_idx: Optional[Tensor],
+    initial_states: Optional[Tensor],
+    return_final_states: bool,
+    silu: bool,
+) -> Tuple[Tensor, Tensor]:
+    x = as_conv_input(x)
+    initial_states = with_unit_stride(initial_states)
+    out, final_states = _forward_outputs(x, weight, return_final_states)
+    if x.size(2) == 0 and return_final_states:
+        # No token: the final states are the initial ones (or zeros), nothing to launch.
+        if initial_states is not None:
+            final_states.copy_(initial_states)
+        else:
+            final_states.zero_()
+    elif x.numel() != 0:
+        _launch.forward(x, weight, bias, out, silu, seq_idx, initial_states,
+                        final_states if return_final_states else None)
+    return out, final_states
+
+
+@causal_conv1d_fwd.register_fake
+def _(x, weight, bias, seq_idx, initial_states, return_final_states, silu):
+    return _forward_outputs(x, weight, return_final_states)
+
+
+def _forward_setup_context(ctx, inputs, output):
+    x, weight, bias, seq_idx, initial_states, return_final_states, silu = inputs
+    ctx.save_for_backward(x, weight, bias, seq_idx, initial_states)
+    ctx.return_final_states = return_final_states
+    ctx.silu = silu
+
+
+def _forward_backward(ctx, dout, dfinal_states):
+    x, weight, bias, seq_idx, initial_states = ctx.saved_tensors
+    want_dinitial = initial_states is not None and ctx.needs_input_grad[4]
+    if not ctx.return_final_states:
+        dfinal_states = None
+    if dout is None:   # only the final states were used
+        dout = torch.zeros_like(x)
+    dx, dweight, dbias, dinitial = torch.ops.cc1d.causal_conv1d_bwd(
+        x, weight, bias, dout, seq_idx, initial_states, dfinal_states, want_dinitial, ctx.silu
+    )
+    return (
+        dx,
+        dweight,
+        dbias if bias is not None else None,
+        None,
+        dinitial if want_dinitial else None,
+        None,
+        None,
+    )
+
+
+causal_conv1d_fwd.register_autograd(_forward_backward, setup_context=_forward_setup_context)
+
+
+# ---- backward -----------------------------------------------------------------------
+
+
+def _backward_outputs(x, weight, bias, return_dinitial_states):
+    """dx in x's layout; dweight/dbias in fp32 (the library accumulates in fp32, and the
+    cast to the parameters' dtype happens once, after the reduction)."""
+    dx = empty_conv(x.shape, is_channel_last(x), x)
+    dweight = torch.empty(weight.shape, dtype=torch.float32, device=weight.device)
+    dbias = torch.empty((weight.size(0),), dtype=torch.float32, device=weight.device) if bias is not None else None
+    dinitial = empty_conv((x.size(0), x.size(1), weight.size(1) - 1), False, x) if return_dinitial_states else None
+    return dx, dweight, dbias, dinitial
+
+
+def _backward_results(x, weight, bias, dx, dweight, dbias, dinitial):
+    return (
+        dx,
+        dweight.to(weight.dtype),
+        dbias.to(bias.dtype) if bias is not None else x.new_empty(0),
+        dinitial if dinitial is not None else x.new_empty(0),
+    )
+
+
+@torch.library.custom_op("cc1d::causal_conv1d_bwd", mutates_args=(), device_types="cuda")
+def causal_conv1d_bwd(
+    x: Tensor,
+    weight: Tensor,
+    bias: Optional[Tensor],
+    dout: Tensor,
+    seq_idx: Optional[Tensor],
+    initial_states: Optional[Tensor],
+    dfinal_states: Optional[Tensor],
+    return_dinitial_states: bool,
+    silu: bool,
+) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+    x = as_conv_input(x)
+    dout = in_layout_of(dout, x)
+    initial_states = with_unit_stride(initial_states)
+    dfinal_states = with_unit_stride(dfinal_states)
+    dx, dweight, dbias, dinitial = _backward_outputs(x, weight, bias, return_dinitial_states)
+    if x.numel() == 0:
+        # Nothing flows through the convolution. With no token the final states were
+        # the initial ones, so their gradient passes straight through.
+        dweight.zero_()
+        if dbias is not None:
+            dbias.zero_()
+        if dinitial is not None:
+            if dfinal_states is not None:
+                dinitial.copy_(dfinal_states)
+            else:
+                dinitial.zero_()
+    else:
+        _launch.backward(x, weight, bias, dout, dx, dweight, dbias, silu, seq_idx, initial_states, dinitial,
+                         dfinal_states)
+    return _backward_results(x, weight, bias, dx, dweight, dbias, dinitial)
+
+
+@causal_conv1d_bwd.register_fake
+def _(x, weight, bias, dout, seq_idx, initial_states, dfinal_states, return_dinitial_states, silu):
+    dx, dweight, dbias, dinitial = _backward_outputs(x, weight, bias, return_dinitial_states)
+    return _backward_results(x, weight, bias, dx, dweight, dbias, dinitial)
+
+
+# ---- update (decoding) ---------------------------------------------------------------
+
+
+@torch.library.custom_op("cc1d::causal_conv1d_update", mutates_args=("conv_state",), device_types="cuda")
+def causal_conv1d_update(
+    x: Tensor,
+    conv_state: Tensor,
+    weight: Tensor,
+    bias: Optional[Tensor],
+    silu: bool,
+    cache_seqlens: Optional[Tensor],
+    conv_state_indices: Optional[Tensor],
+) -> Tensor:
+    if x.dim() == 3:
+        x = with_unit_stride(x)
+    out = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    if x.numel() != 0:
+        _launch.update(x, conv_state, weight, bias, out, silu, cache_seqlens, conv_state_indices)
+    return out
+
+
+@causal_conv1d_update.register_fake
+def _(x, conv_state, weight, bias, silu, cache_seqlens, conv_state_indices):
+    return torch.empty(x.shape, dtype=x.dtype, device=x.device)

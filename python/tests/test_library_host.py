@@ -1,0 +1,73 @@
+"""The loaded library through ctypes, on any machine: identity, status codes turned into
+Cc1dError with the library's message, and the Runtime handle. Nothing here launches."""
+
+import ctypes
+
+import pytest
+
+from cc1d_test_support import requires_library, torch
+
+import cc1d
+from cc1d import _abi, _library
+
+pytestmark = requires_library
+
+
+def test_versions():
+    assert cc1d.abi_version() >= _abi.ABI_VERSION
+    major, minor, patch = cc1d.version().split(".")
+    assert major.isdigit() and minor.isdigit() and patch.isdigit()
+    assert cc1d.library_path()
+
+
+def test_status_names_match_the_library():
+    lib = _library.library()
+    for status in _abi.Status:
+        assert lib.cc1d_status_string(status).decode() == status.name.lower()
+
+
+def test_stats_start_as_a_dict_of_counters():
+    stats = cc1d.stats()
+    assert set(stats) == {"memory_hits", "disk_hits", "compiles", "compile_failures", "compile_seconds",
+                          "disk_load_seconds", "launches"}
+    assert all(value >= 0 for value in stats.values())
+
+
+def test_a_refused_call_raises_with_the_library_message():
+    # x absent: the library's validation refuses it before any device work, GPU or not.
+    args = _abi.new(_abi.ForwardArgs)
+    status = _library.library().cc1d_forward(_library.runtime(), ctypes.byref(args), None)
+    assert status == _abi.Status.INVALID_ARGUMENT
+    with pytest.raises(cc1d.Cc1dError, match="cc1d invalid_argument: forward: .*x") as caught:
+        _library.check(status, "forward")
+    assert caught.value.status == _abi.Status.INVALID_ARGUMENT
+
+
+def test_an_uninitialized_struct_is_refused():
+    args = _abi.ForwardArgs()       # struct_size left 0
+    status = _library.library().cc1d_forward(_library.runtime(), ctypes.byref(args), None)
+    assert status == _abi.Status.INVALID_ARGUMENT
+    assert b"struct_size" in _library.library().cc1d_last_error()
+
+
+def test_null_runtime_is_refused():
+    args = _abi.new(_abi.ForwardArgs)
+    assert _library.library().cc1d_forward(None, ctypes.byref(args), None) == _abi.Status.INVALID_ARGUMENT
+    assert b"runtime handle is NULL" in _library.library().cc1d_last_error()
+
+
+def test_without_a_gpu_the_backend_is_reported_unavailable():
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present: device_target succeeds here")
+    with pytest.raises(cc1d.Cc1dError) as caught:
+        cc1d.device_target()
+    assert caught.value.status == _abi.Status.BACKEND_UNAVAILABLE
+
+
+def test_precompile_of_a_malformed_variant():
+    with pytest.raises(cc1d.Cc1dError, match="cc1d_precompile"):
+        cc1d.precompile("op=no_such_op", "sm_90")
+
+
+def test_cache_dir_is_text():
+    assert isinstance(cc1d.cache_dir(), str)

@@ -1,0 +1,176 @@
+// Backward on the GPU against the fp64 reference: dx, dweight, dbias, dinitial_states.
+//
+// Variants: every (layout, dtype pair, width) triple, with activation, bias, seq_idx,
+// initial states, dfinal_states and deterministic mode rotated by a pairwise covering
+// design. Each variant runs on the standard lengths; the runs rotate the dweight/dbias
+// dtype (fp32 or the weight's), accumulate (adding into random prior contents),
+// whether dinitial_states is requested, channel counts and memory views.
+// dweight/dbias are compared with reduction_tolerance(B·L).
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include "reference/reference.hpp"
+#include "support/case_inputs.hpp"
+#include "support/covering.hpp"
+#include "support/gpu_checks.hpp"
+
+using namespace cc1d;
+using namespace cc1d::test;
+
+namespace {
+
+struct BackwardVariant {
+    Layout layout;
+    DTypePair dtypes;
+    int width;
+    Activation activation;
+    bool bias, seq_idx, initial_states, dfinal_states, deterministic;
+
+    std::string name() const {
+        return fmt::format("{} x={} w={} width={} act={} bias={} seq_idx={} init={} dfinal={} deterministic={}",
+                           to_string(layout), to_string(dtypes.x), to_string(dtypes.weight), width, to_string(activation),
+                           bias, seq_idx, initial_states, dfinal_states, deterministic);
+    }
+};
+
+std::vector<BackwardVariant> backward_variants() {
+    const auto& widths = all_widths();
+    const std::vector<int> crossed = {2, 9, static_cast<int>(widths.size())}, rotated = {2, 2, 2, 2, 2, 2};
+    auto allowed = [](const DesignRow& r) { return r[2] != 0 || (r[6] == 0 && r[7] == 0); };   // width 1: no states
+    std::vector<BackwardVariant> variants;
+    for (const auto& r : covering_design(crossed, rotated, allowed))
+        variants.push_back({r[0] ? Layout::channel_last : Layout::channel_first, dtype_pairs()[static_cast<std::size_t>(r[1])],
+                            widths[static_cast<std::size_t>(r[2])], r[3] ? Activation::silu : Activation::none, r[4] != 0,
+                            r[5] != 0, r[6] != 0, r[7] != 0, r[8] != 0});
+    return variants;
+}
+
+// Shape, views and the per-call options of one run.
+struct Run {
+    std::int64_t B, D, L;
+    ViewOptions x_view, dout_view, dx_view, state_view;
+    bool dweight_fp32, accumulate, want_dinit;
+    std::string name() const {
+        return fmt::format("B={} D={} L={} x[{}] dout[{}] dx[{}] states[{}] dweight={} accumulate={} dinit={}", B, D, L,
+                           describe(x_view), describe(dout_view), describe(dx_view), describe(state_view),
+                           dweight_fp32 ? "fp32" : "weight dtype", accumulate, want_dinit);
+    }
+};
+
+std::vector<Run> runs_for(const BackwardVariant& v, std::size_t variant_index) {
+    const bool cl = v.layout == Layout::channel_last;
+    std::vector<Run> runs;
+    int i = static_cast<int>(variant_index);
+    for (std::int64_t L : standard_lengths(v.width)) {
+        const std::int64_t D = std::vector<std::int64_t>{67, 5, 64}[static_cast<std::size_t>(i % 3)];
+        const std::int64_t B = L >= 1134 ? 1 : (L >= 129 ? 2 : 3);
+        runs.push_back({B, D, L, view_kind(i, cl), view_kind(i + 3, cl), view_kind(i + 1, cl), view_kind(i + 2, i % 2 == 0),
+                        i % 2 == 0, i % 3 == 1, v.initial_states && i % 4 != 3});
+        ++i;
+    }
+    return runs;
+}
+
+// Every tensor of one backward call, on host and device.
+struct BackwardTensors {
+    TestTensor x, weight, bias, dout, seq_idx, initial_states, dfinal_states;
+    TestTensor dx, dweight, dbias, dinitial_states;
+    std::vector<double> prior_dweight, prior_dbias;   // contents before an accumulating call
+
+    BackwardTensors(const BackwardVariant& v, const Run& r, std::mt19937& rng)
+        : x(v.dtypes.x, {r.B, r.D, r.L}, r.x_view),
+          weight(v.dtypes.weight, {r.D, v.width}),
+          bias(v.dtypes.weight, {r.D}),
+          dout(v.dtypes.x, {r.B, r.D, r.L}, r.dout_view),
+          seq_idx(DType::int32, {r.B, r.L}),
+          initial_states(v.dtypes.x, {r.B, r.D, v.width - 1}, r.state_view),
+          dfinal_states(v.dtypes.x, {r.B, r.D, v.width - 1}, r.state_view),
+          dx(v.dtypes.x, {r.B, r.D, r.L}, r.dx_view),
+          dweight(r.dweight_fp32 ? DType::fp32 : v.dtypes.weight, {r.D, v.width}, view_kind(r.L % 4 == 1 ? 2 : 0, false)),
+          dbias(r.dweight_fp32 ? DType::fp32 : v.dtypes.weight, {r.D}),
+          dinitial_states(v.dtypes.x, {r.B, r.D, v.width - 1}, r.state_view) {
+        for (TestTensor* t : {&x, &weight, &bias, &dout, &initial_states, &dfinal_states}) t->fill_random(rng);
+        seq_idx.fill_int(random_seq_idx(rng, r.B, r.L, r.L % 2 == 1));
+        if (r.accumulate) {
+            dweight.fill_random(rng);
+            dbias.fill_random(rng);
+            prior_dweight = dweight.values();
+            prior_dbias = dbias.values();
+        }
+    }
+
+    BackwardArgs args(const BackwardVariant& v, const Run& r, bool on_device) const {
+        auto view = [on_device](const TestTensor& t) { return on_device ? t.device_view() : t.host_view(); };
+        BackwardArgs a;
+        a.x = view(x), a.weight = view(weight), a.dout = view(dout), a.dx = view(dx), a.dweight = view(dweight);
+        a.activation = v.activation, a.accumulate = r.accumulate, a.deterministic = v.deterministic;
+        if (v.bias) a.bias = view(bias), a.dbias = view(dbias);
+        if (v.seq_idx) a.seq_idx = view(seq_idx);
+        if (v.initial_states) a.initial_states = view(initial_states);
+        if (r.want_dinit) a.dinitial_states = view(dinitial_states);
+        if (v.dfinal_states) a.dfinal_states = view(dfinal_states);
+        return a;
+    }
+};
+
+std::vector<double> plus(const std::vector<double>& prior, const std::vector<double>& gradient) {
+    if (prior.empty()) return gradient;
+    std::vector<double> sum(gradient.size());
+    for (std::size_t i = 0; i < sum.size(); ++i) sum[i] = prior[i] + gradient[i];
+    return sum;
+}
+
+void run_backward_case(const BackwardVariant& v, const Run& r, std::uint32_t seed) {
+    std::mt19937 rng(seed);
+    BackwardTensors t(v, r, rng);
+    if (!call_ok([&] { runtime().backward(t.args(v, r, true)); })) return;
+    const auto want = reference::backward(t.args(v, r, false));
+    const auto tol = reference::tolerance_for(v.dtypes.x);
+    const auto reduction = reduction_tolerance_in(t.dweight.dtype(), r.B * r.L);
+    check_tensor("dx", t.dx, want.dx, tol);
+    check_tensor("dweight", t.dweight, plus(t.prior_dweight, want.dweight), reduction);
+    if (v.bias) check_tensor("dbias", t.dbias, plus(t.prior_dbias, want.dbias), reduction);
+    if (r.want_dinit) check_tensor("dinitial_states", t.dinitial_states, want.dinitial_states, tol);
+}
+
+}  // namespace
+
+TEST_CASE("backward: every layout x dtype pair x width, features rotated") {
+    const auto variants = backward_variants();
+    CHECK(variants.size() == 2 * 9 * all_widths().size());
+    std::uint64_t index = 0;
+    for (std::size_t i = 0; i < variants.size(); ++i)
+        for (const auto& r : runs_for(variants[i], i)) {
+            const std::uint32_t seed = case_seed(11, index++);
+            INFO(variants[i].name(), " | ", r.name(), " | seed ", seed);
+            run_backward_case(variants[i], r, seed);
+        }
+}
+
+TEST_CASE("backward: seq_idx with states, accumulate and both dweight dtypes, crossed") {
+    std::uint64_t index = 0;
+    for (Layout layout : {Layout::channel_first, Layout::channel_last})
+        for (int flags = 0; flags < 16; ++flags) {
+            const bool cl = layout == Layout::channel_last;
+            BackwardVariant v{layout, {DType::bf16, DType::bf16}, 4, (flags & 8) ? Activation::silu : Activation::none,
+                              true, true, true, (flags & 1) != 0, (flags & 2) != 0};
+            const Run r{2, 67, 517, view_kind(flags, cl), view_kind(flags + 1, cl), view_kind(flags + 2, cl),
+                        view_kind(flags + 3, false), (flags & 4) != 0, (flags & 2) == 0, true};
+            const std::uint32_t seed = case_seed(12, index++);
+            INFO(v.name(), " | ", r.name(), " | seed ", seed);
+            run_backward_case(v, r, seed);
+        }
+}
+
+TEST_CASE("backward: many rows feeding one dweight (large B·L reduction)") {
+    std::uint64_t index = 0;
+    for (Layout layout : {Layout::channel_first, Layout::channel_last})
+        for (bool deterministic : {true, false}) {
+            const bool cl = layout == Layout::channel_last;
+            BackwardVariant v{layout, {DType::fp32, DType::fp32}, 4, Activation::silu, true, false, false, false, deterministic};
+            const Run r{16, 3, 4099, view_kind(0, cl), view_kind(0, cl), view_kind(0, cl), view_kind(0, false), true, false, false};
+            const std::uint32_t seed = case_seed(13, index++);
+            INFO(v.name(), " | ", r.name(), " | seed ", seed);
+            run_backward_case(v, r, seed);
+        }
+}

@@ -1,0 +1,156 @@
+// Forward on the GPU against the fp64 reference.
+//
+// Variants: every (layout, dtype pair, width) triple (2 × 9 × 7 = 126 compiles), with
+// activation, bias, seq_idx, initial and final states rotated through them by a
+// pairwise covering design. Each variant runs on every length of
+// {1, 2, W-1, W, 129, 130, 1134, 4096}, with channels rotating through 5, 67 and 64
+// and the views of x, out and the states rotating through contiguous, strided and
+// misaligned memory. Outputs are poisoned first; states must match exactly.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include "reference/reference.hpp"
+#include "support/case_inputs.hpp"
+#include "support/covering.hpp"
+#include "support/gpu_checks.hpp"
+
+using namespace cc1d;
+using namespace cc1d::test;
+
+namespace {
+
+const std::vector<int>& widths = all_widths();
+
+struct ForwardVariant {
+    Layout layout;
+    DTypePair dtypes;
+    int width;
+    Activation activation;
+    bool bias, seq_idx, initial_states, final_states;
+
+    std::string name() const {
+        return fmt::format("{} x={} w={} width={} act={} bias={} seq_idx={} init={} final={}", to_string(layout),
+                           to_string(dtypes.x), to_string(dtypes.weight), width, to_string(activation), bias, seq_idx,
+                           initial_states, final_states);
+    }
+};
+
+std::vector<ForwardVariant> forward_variants() {
+    // Fields: layout, dtype pair, width (crossed); activation, bias, seq_idx, initial,
+    // final (rotated). Width 1 has no states.
+    const std::vector<int> crossed = {2, 9, static_cast<int>(widths.size())}, rotated = {2, 2, 2, 2, 2};
+    auto allowed = [](const DesignRow& r) { return r[2] != 0 || (r[6] == 0 && r[7] == 0); };
+    std::vector<ForwardVariant> variants;
+    for (const auto& r : covering_design(crossed, rotated, allowed))
+        variants.push_back({r[0] ? Layout::channel_last : Layout::channel_first, dtype_pairs()[static_cast<std::size_t>(r[1])],
+                            widths[static_cast<std::size_t>(r[2])], r[3] ? Activation::silu : Activation::none, r[4] != 0,
+                            r[5] != 0, r[6] != 0, r[7] != 0});
+    return variants;
+}
+
+struct Geometry {
+    std::int64_t B, D, L;
+    ViewOptions x_view, out_view, state_view;
+    std::string name() const {
+        return fmt::format("B={} D={} L={} x[{}] out[{}] states[{}]", B, D, L, describe(x_view), describe(out_view),
+                           describe(state_view));
+    }
+};
+
+std::vector<Geometry> geometries(const ForwardVariant& v, std::size_t variant_index) {
+    const bool cl = v.layout == Layout::channel_last;
+    std::vector<Geometry> out;
+    int i = static_cast<int>(variant_index);
+    for (std::int64_t L : standard_lengths(v.width)) {
+        const std::int64_t D = std::vector<std::int64_t>{5, 67, 64}[static_cast<std::size_t>(i % 3)];
+        const std::int64_t B = L >= 1134 ? 1 : (L >= 129 ? 2 : 3);
+        out.push_back({B, D, L, view_kind(i, cl), view_kind(i + 1, cl), view_kind(i + 2, i % 2 == 1)});
+        ++i;
+    }
+    return out;
+}
+
+// Every tensor of one forward call, on host and device.
+struct ForwardTensors {
+    TestTensor x, weight, bias, seq_idx, initial_states, final_states, out;
+
+    ForwardTensors(const ForwardVariant& v, const Geometry& g, std::mt19937& rng)
+        : x(v.dtypes.x, {g.B, g.D, g.L}, g.x_view),
+          weight(v.dtypes.weight, {g.D, v.width}),
+          bias(v.dtypes.weight, {g.D}),
+          seq_idx(DType::int32, {g.B, g.L}),
+          initial_states(v.dtypes.x, {g.B, g.D, v.width - 1}, g.state_view),
+          final_states(v.dtypes.x, {g.B, g.D, v.width - 1}, g.state_view),
+          out(v.dtypes.x, {g.B, g.D, g.L}, g.out_view) {
+        x.fill_random(rng);
+        weight.fill_random(rng);
+        bias.fill_random(rng);
+        seq_idx.fill_int(random_seq_idx(rng, g.B, g.L, g.L % 2 == 0));
+        initial_states.fill_random(rng);
+    }
+
+    ForwardArgs args(const ForwardVariant& v, bool on_device) const {
+        auto view = [on_device](const TestTensor& t) { return on_device ? t.device_view() : t.host_view(); };
+        ForwardArgs a;
+        a.x = view(x), a.weight = view(weight), a.out = view(out), a.activation = v.activation;
+        if (v.bias) a.bias = view(bias);
+        if (v.seq_idx) a.seq_idx = view(seq_idx);
+        if (v.initial_states) a.initial_states = view(initial_states);
+        if (v.final_states) a.final_states = view(final_states);
+        return a;
+    }
+};
+
+void run_forward_case(const ForwardVariant& v, const Geometry& g, std::uint32_t seed) {
+    std::mt19937 rng(seed);
+    ForwardTensors t(v, g, rng);
+    if (!call_ok([&] { runtime().forward(t.args(v, true)); })) return;
+    const auto want = reference::forward(t.args(v, false));
+    check_tensor("out", t.out, want.out, reference::tolerance_for(v.dtypes.x));
+    if (v.final_states) check_tensor("final_states", t.final_states, want.final_states, reference::exact());
+}
+
+}  // namespace
+
+TEST_CASE("forward: every layout x dtype pair x width, features rotated") {
+    const auto variants = forward_variants();
+    CHECK(variants.size() == 2 * 9 * widths.size());
+    std::uint64_t index = 0;
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+        const auto& v = variants[i];
+        for (const auto& g : geometries(v, i)) {
+            const std::uint32_t seed = case_seed(1, index++);
+            INFO(v.name(), " | ", g.name(), " | seed ", seed);
+            run_forward_case(v, g, seed);
+        }
+    }
+}
+
+TEST_CASE("forward: seq_idx together with initial and final states, both layouts") {
+    // The feature pairs the covering design meets only once, crossed here on one width.
+    std::uint64_t index = 0;
+    for (Layout layout : {Layout::channel_first, Layout::channel_last})
+        for (DType x : {DType::fp32, DType::bf16})
+            for (int flags = 0; flags < 8; ++flags) {
+                ForwardVariant v{layout, {x, DType::fp32}, 4, (flags & 4) ? Activation::silu : Activation::none,
+                                 true, true, (flags & 1) != 0, (flags & 2) != 0};
+                const bool cl = layout == Layout::channel_last;
+                const Geometry g{2, 67, 300, view_kind(flags, cl), view_kind(flags + 1, cl), view_kind(flags + 2, cl)};
+                const std::uint32_t seed = case_seed(2, index++);
+                INFO(v.name(), " | ", g.name(), " | seed ", seed);
+                run_forward_case(v, g, seed);
+            }
+}
+
+TEST_CASE("forward: a long row with many tiles and odd channel counts") {
+    std::uint64_t index = 0;
+    for (Layout layout : {Layout::channel_first, Layout::channel_last})
+        for (std::int64_t D : {1, 3, 129}) {
+            ForwardVariant v{layout, {DType::fp16, DType::fp16}, 4, Activation::silu, true, false, true, true};
+            const bool cl = layout == Layout::channel_last;
+            const Geometry g{2, D, 10007, view_kind(0, cl), view_kind(2, cl), view_kind(0, false)};
+            const std::uint32_t seed = case_seed(3, index++);
+            INFO(v.name(), " | ", g.name(), " | seed ", seed);
+            run_forward_case(v, g, seed);
+        }
+}

@@ -1,0 +1,163 @@
+// Variable-length prefill on the GPU against the fp64 reference.
+//
+// Variants: every (layout, width) pair, with the dtype pair, activation, bias and
+// conv_states rotated by a pairwise covering design. Each variant packs sequences of
+// lengths {1, W-1, W, 37, 1000} (shuffled, plus a few random ones) and runs three ways
+// when it has states: permuted cache_indices with pad slots and random
+// has_initial_state; slot i per sequence; and no has_initial_state (nothing read).
+// x is logically (D, total); the token-major layout is its transposed view.
+// Out is poisoned first; conv_states must equal the reference exactly.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include "reference/reference.hpp"
+#include "support/case_inputs.hpp"
+#include "support/covering.hpp"
+#include "support/gpu_checks.hpp"
+
+using namespace cc1d;
+using namespace cc1d::test;
+
+namespace {
+
+struct VarlenVariant {
+    Layout layout;
+    int width;
+    DTypePair dtypes;
+    Activation activation;
+    bool bias, states;
+    std::string name() const {
+        return fmt::format("{} width={} x={} w={} act={} bias={} states={}", to_string(layout), width, to_string(dtypes.x),
+                           to_string(dtypes.weight), to_string(activation), bias, states);
+    }
+};
+
+std::vector<VarlenVariant> varlen_variants() {
+    const auto& widths = all_widths();
+    const std::vector<int> crossed = {2, static_cast<int>(widths.size())}, rotated = {9, 2, 2, 2};
+    auto allowed = [](const DesignRow& r) { return r[1] != 0 || r[5] == 0; };   // width 1 has no states
+    std::vector<VarlenVariant> variants;
+    for (const auto& r : covering_design(crossed, rotated, allowed))
+        variants.push_back({r[0] ? Layout::channel_last : Layout::channel_first, widths[static_cast<std::size_t>(r[1])],
+                            dtype_pairs()[static_cast<std::size_t>(r[2])], r[3] ? Activation::silu : Activation::none,
+                            r[4] != 0, r[5] != 0});
+    return variants;
+}
+
+enum class SlotMode { indexed_with_pads, slot_per_sequence, no_history };
+
+struct Run {
+    std::int64_t D, S;
+    SlotMode mode;
+    ViewOptions x_view, out_view, state_view;
+    std::int32_t pad_slot_id;
+    std::string name() const {
+        const char* modes[] = {"cache_indices with pads", "slot i", "no has_initial_state"};
+        return fmt::format("D={} S={} {} x[{}] out[{}] states[{}] pad_slot_id={}", D, S, modes[static_cast<int>(mode)],
+                           describe(x_view), describe(out_view), describe(state_view), pad_slot_id);
+    }
+};
+
+std::vector<Run> runs_for(const VarlenVariant& v, std::size_t variant_index) {
+    const bool cl = v.layout == Layout::channel_last;
+    std::vector<Run> runs;
+    const int count = v.states ? 3 : 2;
+    for (int k = 0; k < count; ++k) {
+        const int i = static_cast<int>(variant_index) * 3 + k;
+        const std::int64_t D = std::vector<std::int64_t>{5, 67, 64}[static_cast<std::size_t>(i % 3)];
+        const std::int64_t S = v.width - 1 + (k == 1 ? 2 : 0);
+        runs.push_back({D, S, static_cast<SlotMode>(k), view_kind(i, cl), view_kind(i + 1, cl),
+                        view_kind(i + 2, i % 4 == 3), k == 0 && i % 2 ? 123456 : -1});
+    }
+    return runs;
+}
+
+std::vector<std::int64_t> sequence_lengths(int width, std::mt19937& rng) {
+    std::vector<std::int64_t> lengths = {1, width - 1, width, 37, 1000};
+    for (int extra = 0; extra < 3; ++extra) lengths.push_back(std::uniform_int_distribution<std::int64_t>(1, 300)(rng));
+    std::shuffle(lengths.begin(), lengths.end(), rng);
+    return lengths;
+}
+
+struct VarlenTensors {
+    std::vector<std::int64_t> lengths;
+    std::int64_t total = 0, slots = 0;
+    TestTensor cu, x, weight, bias, out, states, cache_indices, has_initial;
+
+    VarlenTensors(const VarlenVariant& v, const Run& r, std::mt19937& rng)
+        : lengths(sequence_lengths(v.width, rng)),
+          total(std::accumulate(lengths.begin(), lengths.end(), std::int64_t{0})),
+          slots(static_cast<std::int64_t>(lengths.size()) + 2),
+          cu(DType::int32, {static_cast<std::int64_t>(lengths.size()) + 1}),
+          x(v.dtypes.x, {r.D, total}, r.x_view),
+          weight(v.dtypes.weight, {r.D, v.width}),
+          bias(v.dtypes.weight, {r.D}),
+          out(v.dtypes.x, {r.D, total}, r.out_view),
+          states(v.dtypes.x, {slots, r.D, std::max<std::int64_t>(r.S, 1)}, r.state_view),
+          cache_indices(DType::int32, {static_cast<std::int64_t>(lengths.size())}),
+          has_initial(DType::int32, {static_cast<std::int64_t>(lengths.size())}) {
+        std::vector<std::int32_t> offsets = {0};
+        for (auto n : lengths) offsets.push_back(offsets.back() + static_cast<std::int32_t>(n));
+        cu.fill_int(offsets);
+        for (TestTensor* t : {&x, &weight, &bias, &states}) t->fill_random(rng);
+        auto order = permutation(rng, static_cast<std::int32_t>(slots));
+        order.resize(lengths.size());
+        for (std::size_t i = 0; i < order.size(); ++i)
+            if (i % 4 == 2) order[i] = r.pad_slot_id;   // a few sequences without a slot
+        cache_indices.fill_int(order);
+        std::vector<std::int32_t> has(lengths.size());
+        for (auto& h : has) h = std::uniform_int_distribution<int>(0, 2)(rng) != 0;
+        has_initial.fill_int(has);
+    }
+
+    VarlenForwardArgs args(const VarlenVariant& v, const Run& r, bool on_device) const {
+        auto view = [on_device](const TestTensor& t) { return on_device ? t.device_view() : t.host_view(); };
+        VarlenForwardArgs a;
+        a.x = view(x), a.weight = view(weight), a.out = view(out), a.cu_seqlens = view(cu), a.activation = v.activation;
+        a.pad_slot_id = r.pad_slot_id;
+        if (v.bias) a.bias = view(bias);
+        if (!v.states) return a;
+        a.conv_states = view(states);
+        if (r.mode == SlotMode::indexed_with_pads) a.cache_indices = view(cache_indices);
+        if (r.mode != SlotMode::no_history) a.has_initial_state = view(has_initial);
+        return a;
+    }
+};
+
+void run_varlen_case(const VarlenVariant& v, const Run& r, std::uint32_t seed) {
+    std::mt19937 rng(seed);
+    VarlenTensors t(v, r, rng);
+    INFO("sequence lengths ", fmt::format("{}", fmt::join(t.lengths, ",")));
+    const auto want = reference::varlen_forward(t.args(v, r, false));
+    if (!call_ok([&] { runtime().varlen_forward(t.args(v, r, true)); })) return;
+    check_tensor("out", t.out, want.out, reference::tolerance_for(v.dtypes.x));
+    if (v.states) check_tensor("conv_states", t.states, want.conv_states, reference::exact());
+}
+
+}  // namespace
+
+TEST_CASE("varlen: every layout x width, dtypes and features rotated") {
+    const auto variants = varlen_variants();
+    std::uint64_t index = 0;
+    for (std::size_t i = 0; i < variants.size(); ++i)
+        for (const auto& r : runs_for(variants[i], i)) {
+            const std::uint32_t seed = case_seed(41, index++);
+            INFO(variants[i].name(), " | ", r.name(), " | seed ", seed);
+            run_varlen_case(variants[i], r, seed);
+        }
+}
+
+TEST_CASE("varlen: states in every slot mode, both layouts, crossed") {
+    std::uint64_t index = 0;
+    for (Layout layout : {Layout::channel_first, Layout::channel_last})
+        for (int mode = 0; mode < 3; ++mode)
+            for (DType x : {DType::fp32, DType::bf16}) {
+                const bool cl = layout == Layout::channel_last;
+                VarlenVariant v{layout, 4, {x, x}, Activation::silu, true, true};
+                const Run r{67, mode == 1 ? 8 : 3, static_cast<SlotMode>(mode), view_kind(mode, cl), view_kind(mode + 1, cl),
+                            view_kind(mode + 2, false), mode == 0 ? 99 : -1};
+                const std::uint32_t seed = case_seed(42, index++);
+                INFO(v.name(), " | ", r.name(), " | seed ", seed);
+                run_varlen_case(v, r, seed);
+            }
+}

@@ -1,0 +1,72 @@
+#include "case_runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+
+#include "workload.hpp"
+
+namespace cc1d::bench {
+namespace {
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+// Runs `call` once to completion; returns its wall time in ms.
+double timed_call(BenchEnvironment& env, const std::function<void()>& call) {
+    const auto start = std::chrono::steady_clock::now();
+    call();
+    env.device.synchronize_stream(env.stream);
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+void measure_first_use(BenchEnvironment& env, Workload& workload, CaseResult& result) {
+    const Stats before = env.runtime.stats();
+    const double wall_ms = timed_call(env, [&] { workload.run(env.runtime, env.stream); });
+    const Stats after = env.runtime.stats();
+    // An earlier case with the same variant already compiled it: no first use to report.
+    if (after.compiles > before.compiles) {
+        result.compile_s = after.compile_seconds - before.compile_seconds;
+        result.first_call_ms = wall_ms;
+    }
+}
+
+void measure_disk_hit(BenchEnvironment& env, Workload& workload, CaseResult& result) {
+    const Stats before = env.disk_runtime.stats();
+    timed_call(env, [&] { workload.run(env.disk_runtime, env.stream); });
+    const Stats after = env.disk_runtime.stats();
+    if (after.disk_hits > before.disk_hits)
+        result.disk_load_ms = 1e3 * (after.disk_load_seconds - before.disk_load_seconds);
+}
+
+// Host cost of a call: the same variant on a tiny shape, so the GPU never holds the host back.
+void measure_host_overhead(BenchEnvironment& env, const config::BenchCase& c, CaseResult& result) {
+    config::BenchCase tiny = c;
+    tiny.batch = 1;
+    tiny.cache_batch = 1;
+    tiny.dim = std::min<std::int64_t>(c.dim, 64);
+    const auto workload = make_workload(env.device, tiny, 1);
+    result.host_us_per_call = host_us_per_call(env.device, env.stream, env.config.host_calls,
+                                               [&] { workload->run(env.runtime, env.stream); });
+}
+
+}  // namespace
+
+CaseResult run_case(BenchEnvironment& env, const config::BenchCase& c) {
+    CaseResult result;
+    result.bench_case = c;
+    result.bytes = config::counted_bytes(c);
+    try {
+        const auto workload = make_workload(env.device, c, std::hash<std::string>{}(c.label() + c.shape_text()));
+        measure_first_use(env, *workload, result);
+        result.check = workload->check();
+        measure_disk_hit(env, *workload, result);
+        result.timing = time_on_stream(env.device, env.stream, env.flusher, env.config.warmup, env.config.reps,
+                                       [&] { workload->run(env.runtime, env.stream); });
+        if (c.variant.op == Op::update) measure_host_overhead(env, c, result);
+    } catch (const std::exception& error) {
+        result.error = first_line(error.what());
+    }
+    return result;
+}
+
+}  // namespace cc1d::bench

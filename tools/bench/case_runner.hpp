@@ -1,0 +1,25 @@
+// Runs one bench case end to end: build its workload, first call on a Runtime with an
+// empty cache (compile time), check against the reference, a call on a second Runtime
+// over the same cache (disk-hit load time), then the timed runs.
+#pragma once
+
+#include "cc1d/cc1d.hpp"
+#include "config/bench_config.hpp"
+#include "results.hpp"
+#include "timing.hpp"
+
+namespace cc1d::bench {
+
+struct BenchEnvironment {
+    device::Device& device;
+    void* stream;
+    CacheFlusher& flusher;
+    Runtime& runtime;        // compiles into the run's fresh cache folder, then is timed
+    Runtime& disk_runtime;   // same folder, its own memory: its first call is a disk hit
+    const config::BenchConfig& config;
+};
+
+// Never throws for a problem of the case itself: that is recorded in CaseResult::error.
+CaseResult run_case(BenchEnvironment& env, const config::BenchCase& c);
+
+}  // namespace cc1d::bench

@@ -1,0 +1,24 @@
+// Presenting a run: the progress line of each case, the closing table, and the JSON
+// and Markdown files (the same numbers; scripts/plot_bench.py draws the JSON).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <ostream>
+#include <string>
+
+#include "results.hpp"
+
+namespace cc1d::bench {
+
+// "43.2 us  2795 GB/s  65.4% of copy | compile 0.31 s, disk hit 1.2 ms | check ok".
+std::string progress_summary(const CaseResult& result, double copy_gb_per_s);
+void print_table(std::ostream& out, const RunResult& run);
+nlohmann::ordered_json to_json(const RunResult& run);
+std::string to_markdown(const RunResult& run);
+
+// Shared by the text and file reports.
+std::string check_text(const CaseResult& result);
+std::string number_or_dash(const std::optional<double>& value, int decimals);
+
+}  // namespace cc1d::bench

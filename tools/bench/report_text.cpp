@@ -1,0 +1,63 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "report.hpp"
+
+namespace cc1d::bench {
+
+std::string number_or_dash(const std::optional<double>& value, int decimals) {
+    return value ? fmt::format("{:.{}f}", *value, decimals) : "-";
+}
+
+std::string check_text(const CaseResult& result) {
+    if (!result.error.empty()) return "ERROR: " + result.error;
+    if (!result.check) return "-";
+    return result.check->ok ? "ok" : "FAILED: " + result.check->detail;
+}
+
+std::string progress_summary(const CaseResult& result, double copy_gb_per_s) {
+    if (!result.error.empty()) return "ERROR: " + result.error;
+    std::string text;
+    if (result.timing)
+        text = fmt::format("{} us  {} GB/s  {}% of copy", number_or_dash(result.timing->median_us, 1),
+                           number_or_dash(result.gb_per_s(), 0), number_or_dash(result.percent_of_copy(copy_gb_per_s), 1));
+    text += " | compile " + (result.compile_s ? fmt::format("{:.2f} s", *result.compile_s) : std::string("(loaded)"));
+    if (result.disk_load_ms) text += fmt::format(", disk hit {:.2f} ms", *result.disk_load_ms);
+    if (result.host_us_per_call) text += fmt::format(", host {:.2f} us/call", *result.host_us_per_call);
+    return text + " | check " + check_text(result);
+}
+
+void print_table(std::ostream& out, const RunResult& run) {
+    const std::vector<std::string> header{"case", "shape", "median us", "min", "max", "GB/s", "% copy",
+                                          "compile s", "disk ms", "host us", "check"};
+    std::vector<std::vector<std::string>> rows{header};
+    for (const CaseResult& r : run.cases) {
+        const auto t = r.timing;
+        rows.push_back({r.bench_case.label(), r.bench_case.shape_text(),
+                        number_or_dash(t ? std::optional(t->median_us) : std::nullopt, 1),
+                        number_or_dash(t ? std::optional(t->min_us) : std::nullopt, 1),
+                        number_or_dash(t ? std::optional(t->max_us) : std::nullopt, 1),
+                        number_or_dash(r.gb_per_s(), 0), number_or_dash(r.percent_of_copy(run.copy_gb_per_s), 1),
+                        number_or_dash(r.compile_s, 2), number_or_dash(r.disk_load_ms, 2),
+                        number_or_dash(r.host_us_per_call, 2), check_text(r)});
+    }
+    std::vector<std::size_t> widths(header.size(), 0);
+    for (const auto& row : rows)
+        for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        std::string line;
+        for (std::size_t i = 0; i < rows[r].size(); ++i) {
+            // Text columns left-aligned, numbers right-aligned; the last column unpadded.
+            const bool text = i < 2 || i + 1 == rows[r].size();
+            const std::size_t width = i + 1 == rows[r].size() ? 0 : widths[i];
+            line += text ? fmt::format("{:<{}}", rows[r][i], width) : fmt::format("{:>{}}", rows[r][i], width);
+            if (i + 1 < rows[r].size()) line += "  ";
+        }
+        out << line << '\n';
+        if (r == 0) out << std::string(line.size(), '-') << '\n';
+    }
+}
+
+}  // namespace cc1d::bench

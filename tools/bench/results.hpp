@@ -1,0 +1,41 @@
+// What a bench run measured, for the progress lines, the table, JSON and Markdown.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/bench_case.hpp"
+#include "timing.hpp"
+#include "workload.hpp"
+
+namespace cc1d::bench {
+
+struct CaseResult {
+    config::BenchCase bench_case;
+    std::uint64_t bytes = 0;                  // counted as ANCHORS.md counts them
+    std::optional<TimingStats> timing;
+    std::optional<double> compile_s;          // compiler time of the first call (empty cache)
+    std::optional<double> first_call_ms;      // wall time of that first call, compile included
+    std::optional<double> disk_load_ms;       // a second Runtime, same cache: lookup to loaded kernel
+    std::optional<double> host_us_per_call;   // update: back-to-back calls on a tiny shape
+    std::optional<CheckOutcome> check;
+    std::string error;                        // why the case could not run
+
+    bool failed() const { return !error.empty() || (check && !check->ok); }
+    std::optional<double> gb_per_s() const;
+    std::optional<double> percent_of_copy(double copy_gb_per_s) const;
+};
+
+struct RunResult {
+    std::string config_file, device_name, backend, target, date, version;
+    double copy_gb_per_s = 0;
+    std::size_t copy_buffer_bytes = 0;
+    std::optional<TimingStats> empty_kernel;
+    std::string empty_kernel_note;            // why there is no empty-kernel time
+    int warmup = 0, reps = 0, host_calls = 0;
+    std::vector<CaseResult> cases;
+};
+
+}  // namespace cc1d::bench

@@ -1,0 +1,107 @@
+#include "timing.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "cc1d/cc1d.hpp"
+
+namespace cc1d::bench {
+namespace {
+
+// Events created up front and destroyed on scope exit, so an exception leaks none.
+class EventSet {
+public:
+    EventSet(device::Device& device, std::size_t count) : device_(device) {
+        events_.reserve(count);
+        for (std::size_t i = 0; i < count; ++i) events_.push_back(device.create_event());
+    }
+    ~EventSet() {
+        for (void* event : events_) device_.destroy_event(event);
+    }
+    EventSet(const EventSet&) = delete;
+    EventSet& operator=(const EventSet&) = delete;
+    void* operator[](std::size_t i) const { return events_[i]; }
+
+private:
+    device::Device& device_;
+    std::vector<void*> events_;
+};
+
+TimingStats summarize(std::vector<double> us) {
+    TimingStats stats;
+    stats.reps = static_cast<int>(us.size());
+    if (us.empty()) return stats;
+    std::sort(us.begin(), us.end());
+    const std::size_t n = us.size();
+    stats.median_us = n % 2 ? us[n / 2] : 0.5 * (us[n / 2 - 1] + us[n / 2]);
+    stats.min_us = us.front();
+    stats.max_us = us.back();
+    return stats;
+}
+
+}  // namespace
+
+CacheFlusher::CacheFlusher(device::Device& device, std::size_t bytes_copied)
+    : device_(device), from_(device, bytes_copied), to_(device, bytes_copied) {
+    device.fill_bytes(from_.data(), 0x5A, bytes_copied);
+}
+
+void CacheFlusher::flush(void* stream) { device_.copy_device_to_device_async(to_.data(), from_.data(), to_.bytes(), stream); }
+
+TimingStats time_on_stream(device::Device& device, void* stream, CacheFlusher& flusher, int warmup, int reps,
+                           const std::function<void()>& call) {
+    for (int i = 0; i < warmup; ++i) call();
+    EventSet events(device, 2 * static_cast<std::size_t>(reps));
+    for (int i = 0; i < reps; ++i) {
+        flusher.flush(stream);
+        device.record_event(events[2 * i], stream);
+        call();
+        device.record_event(events[2 * i + 1], stream);
+    }
+    device.synchronize_stream(stream);
+    std::vector<double> us;
+    for (int i = 0; i < reps; ++i) us.push_back(1000.0 * device.elapsed_ms(events[2 * i], events[2 * i + 1]));
+    return summarize(us);
+}
+
+CopyBandwidth measure_copy_bandwidth(device::Device& device, void* stream) {
+    // Try 2 GiB each way; halve until two buffers fit (a shared or small GPU).
+    for (std::size_t bytes = std::size_t{2} << 30; bytes >= (std::size_t{64} << 20); bytes /= 2) {
+        DeviceMemory from, to;
+        try {
+            from = DeviceMemory(device, bytes);
+            to = DeviceMemory(device, bytes);
+        } catch (const Error&) {
+            continue;
+        }
+        device.fill_bytes(from.data(), 0x3C, bytes);
+        const auto copy = [&] { device.copy_device_to_device_async(to.data(), from.data(), bytes, stream); };
+        // No flush: a copy this size streams through any cache.
+        EventSet events(device, 2 * 10);
+        for (int i = 0; i < 2; ++i) copy();
+        for (int i = 0; i < 10; ++i) {
+            device.record_event(events[2 * i], stream);
+            copy();
+            device.record_event(events[2 * i + 1], stream);
+        }
+        device.synchronize_stream(stream);
+        std::vector<double> us;
+        for (int i = 0; i < 10; ++i) us.push_back(1000.0 * device.elapsed_ms(events[2 * i], events[2 * i + 1]));
+        const TimingStats stats = summarize(us);
+        return {2.0 * static_cast<double>(bytes) / (stats.median_us * 1e3), bytes};
+    }
+    throw Error(ErrorCode::device_error, "copy bandwidth: could not allocate two buffers of 64 MiB");
+}
+
+double host_us_per_call(device::Device& device, void* stream, int calls, const std::function<void()>& call) {
+    call();
+    device.synchronize_stream(stream);
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < calls; ++i) call();
+    const auto stop = std::chrono::steady_clock::now();
+    device.synchronize_stream(stream);
+    return std::chrono::duration<double, std::micro>(stop - start).count() / calls;
+}
+
+}  // namespace cc1d::bench
