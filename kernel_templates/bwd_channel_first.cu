@@ -9,8 +9,8 @@
 // Per tile, every thread first issues all of its global loads (its ilp vectors of x and
 // dout, its share of the halos and seq ids), so ilp * 32 bytes per thread are in flight
 // at once: bandwidth, not arithmetic, sets the speed. Then:
-//   1. raw x (with K elements of history before the tile and, for silu, K after it) and
-//      the seq ids go to shared memory;                                    -- barrier
+//   1. raw x (with K elements of history before the tile and, for silu, K after it),
+//      raw dout (with K after it) and the seq ids go to shared memory;     -- barrier
 //   2. g = dout * act'(z) for each own position, z recomputed from the x window; dw and db
 //      accumulate from the same window; g goes to shared memory as fp32. The K positions
 //      after the tile get their g too (dx near the tile end needs g[t .. t+K]); -- barrier
@@ -18,6 +18,9 @@
 //      memory), plus dfinal near the row end; tile 0 also writes dinitial_states.
 // Shared memory reads are 16-byte vectors at consecutive addresses per thread (x halo,
 // g halo, seq ids), so they are free of bank conflicts (fp32) or 2-way at worst (16-bit).
+// Nothing per vector stays in registers across a barrier and the compute loops take one
+// vector at a time: that keeps the narrow widths within the ~64 registers ptxas aims for
+// (occupancy, hence bytes in flight) without spilling.
 //
 // Dynamic shared memory, sized by the launcher for (blockDim.x, ilp) with the same
 // formula as bf_carve below (backward_channel_first.cpp: cf_shared_bytes).
@@ -41,7 +44,7 @@ constexpr int kBfIdVecs = CC1D_VEC / 4;                       // 16-byte vectors
 
 struct bf_shared {
     cc1d_vec16* x;   // [kBfHalo + tile_vecs + kBfHalo] raw x̃: history, tile, K after (silu)
-    cc1d_vec16* dh;  // [kBfHalo] raw dout after the tile
+    cc1d_vec16* d;   // [tile_vecs + kBfHalo] raw dout: tile, K after
     float* g;        // [tile_len + kBfGPad] g of the tile's positions and of the K after it
     int* ids;        // [kBfHaloElems + tile_len + kBfHaloElems] seq ids (seq_idx only)
     float* red;      // [blockDim.x / 32][CC1D_BWD_SUMS] per-warp sums
@@ -54,8 +57,8 @@ CC1D_DEVICE bf_shared bf_carve(cc1d_vec16* base, int tile_vecs) {
     bf_shared s;
     s.x = reinterpret_cast<cc1d_vec16*>(q);
     q += (2 * kBfHalo + tile_vecs) * 16;
-    s.dh = reinterpret_cast<cc1d_vec16*>(q);
-    q += kBfHalo * 16;
+    s.d = reinterpret_cast<cc1d_vec16*>(q);
+    q += (tile_vecs + kBfHalo) * 16;
     s.g = reinterpret_cast<float*>(q);
     q += (tile_len + kBfGPad) * 4;
     s.ids = reinterpret_cast<int*>(q);
@@ -178,11 +181,10 @@ CC1D_DEVICE void bf_dinit(const cc1d_bwd_params& p, const bf_shared& s, const bf
 
 // g and the dw/db sums for the tile's own vectors (phase 2 of the header comment).
 CC1D_DEVICE void bf_grad_pass(const cc1d_bwd_params& p, const bf_shared& s, const bf_tile& t, const float (&w)[CC1D_WIDTH],
-                              float bias, const cc1d_vec16 (&rd)[CC1D_BWD_CF_ILP], float (&dw)[CC1D_WIDTH], float& db) {
+                              float bias, float (&dw)[CC1D_WIDTH], float& db) {
     const int nt = blockDim.x, tid = threadIdx.x;
-#pragma unroll
-    for (int i = 0; i < CC1D_BWD_CF_ILP; ++i) {
-        if (i >= p.ilp) break;
+#pragma unroll 1
+    for (int i = 0; i < p.ilp; ++i) {
         const int j = tid + i * nt;
         const cc1d_i64 pos = t.t0 + (cc1d_i64)j * CC1D_VEC;
         float g[CC1D_VEC];
@@ -190,6 +192,7 @@ CC1D_DEVICE void bf_grad_pass(const cc1d_bwd_params& p, const bf_shared& s, cons
         for (int e = 0; e < CC1D_VEC; ++e) g[e] = 0.0f;
         if (pos < t.L) {
             // win[m] = x̃[pos - K + m]; ids[m] its seq id.
+            const cc1d_vec16 dout = s.d[j];
             float win[CC1D_K + CC1D_VEC];
 #pragma unroll
             for (int h = 0; h < kBfHalo + 1; ++h) {
@@ -215,7 +218,7 @@ CC1D_DEVICE void bf_grad_pass(const cc1d_bwd_params& p, const bf_shared& s, cons
 #endif
 #pragma unroll
             for (int e = 0; e < CC1D_VEC; ++e) {
-                float gv = cc1d_v16_float(rd[i], e);
+                float gv = cc1d_v16_float(dout, e);
 #if CC1D_SILU
                 float z = bias;
 #pragma unroll
@@ -265,7 +268,7 @@ CC1D_DEVICE void bf_grad_after(const cc1d_bwd_params& p, const bf_shared& s, con
     const cc1d_i64 pos = t.t0 + t.tile_len + j;
     float gv = 0.0f;
     if (pos < t.L) {
-        gv = cc1d_to_float(reinterpret_cast<const x_t*>(s.dh)[j]);
+        gv = cc1d_to_float(reinterpret_cast<const x_t*>(s.d + t.tile_vecs)[j]);
         const int m = t.tile_len + j;   // tile-relative index of pos
 #if CC1D_SILU
         const x_t* xs = reinterpret_cast<const x_t*>(s.x) + kBfHaloElems;
@@ -295,9 +298,8 @@ CC1D_DEVICE void bf_grad_after(const cc1d_bwd_params& p, const bf_shared& s, con
 // conflict-free 16-byte read per 4 positions.
 CC1D_DEVICE void bf_dx_pass(const cc1d_bwd_params& p, const bf_shared& s, const bf_tile& t, const float (&w)[CC1D_WIDTH]) {
     const int nt = blockDim.x, tid = threadIdx.x;
-#pragma unroll
-    for (int i = 0; i < CC1D_BWD_CF_ILP; ++i) {
-        if (i >= p.ilp) break;
+#pragma unroll 1
+    for (int i = 0; i < p.ilp; ++i) {
         const int j = tid + i * nt;
         const cc1d_i64 pos = t.t0 + (cc1d_i64)j * CC1D_VEC;
         if (pos >= t.L) break;
@@ -388,10 +390,13 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
     // ---- shared memory: x̃ and ids of the whole window ----
 #pragma unroll
     for (int i = 0; i < CC1D_BWD_CF_ILP; ++i)
-        if (i < p.ilp) s.x[kBfHalo + tid + i * nt] = rx[i];
+        if (i < p.ilp) {
+            s.x[kBfHalo + tid + i * nt] = rx[i];
+            s.d[tid + i * nt] = rd[i];
+        }
     if (tid < kBfHalo) s.x[tid] = halo;
     else if (CC1D_SILU && tid < 2 * kBfHalo) s.x[kBfHalo + t.tile_vecs + tid - kBfHalo] = halo;
-    else if (tid >= 2 * kBfHalo && tid < 3 * kBfHalo) s.dh[tid - 2 * kBfHalo] = halo;
+    else if (tid >= 2 * kBfHalo && tid < 3 * kBfHalo) s.d[t.tile_vecs + tid - 2 * kBfHalo] = halo;
 #if CC1D_HAS_SEQ_IDX
 #pragma unroll
     for (int i = 0; i < CC1D_BWD_CF_ILP; ++i)
@@ -404,7 +409,7 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
 #endif
     __syncthreads();
 
-    bf_grad_pass(p, s, t, w, bias, rd, dw, db);
+    bf_grad_pass(p, s, t, w, bias, dw, db);
     bf_grad_after(p, s, t, w, bias);
     __syncthreads();
 

@@ -71,3 +71,50 @@ def test_precompile_of_a_malformed_variant():
 
 def test_cache_dir_is_text():
     assert isinstance(cc1d.cache_dir(), str)
+
+
+class _NullStream:
+    cuda_stream = 0
+
+
+@pytest.fixture
+def host_launch(monkeypatch):
+    """_launch's calls with CPU tensors: the library sees their shapes, strides and
+    dtypes exactly as it would see GPU tensors, and its validation answers. Only
+    refused calls are made, so a GPU (if any) never sees these host pointers."""
+    from cc1d import _launch
+
+    monkeypatch.setattr(_launch.torch.cuda, "current_stream", lambda device=None: _NullStream())
+    return _launch
+
+
+def test_marshalled_strides_reach_the_library(host_launch):
+    x = torch.randn(2, 16, 8).transpose(1, 2)                                # (2, 8, 16) channel-last
+    out = torch.empty(2, 8, 16)                                              # channel-first: a mismatch
+    with pytest.raises(cc1d.Cc1dError, match="out: expected the channel_last layout of x") as caught:
+        host_launch.forward(x, torch.randn(8, 4), None, out, True)
+    assert caught.value.status == _abi.Status.INVALID_ARGUMENT
+
+
+def test_marshalled_shapes_and_dtypes_reach_the_library(host_launch):
+    x, out = torch.randn(2, 8, 16), torch.empty(2, 8, 16)
+    with pytest.raises(cc1d.Cc1dError, match=r"weight: expected 8 rows"):
+        host_launch.forward(x, torch.randn(7, 4), None, out, False)
+    with pytest.raises(cc1d.Cc1dError, match=r"bias: expected dtype fp16"):
+        host_launch.forward(x.half(), torch.randn(8, 4).half(), torch.randn(8), out.half(), False)
+    with pytest.raises(cc1d.Cc1dError, match=r"seq_idx: expected shape \(2, 16\)"):
+        host_launch.forward(x, torch.randn(8, 4), None, out, False, seq_idx=torch.zeros(2, 15, dtype=torch.int32))
+    with pytest.raises(cc1d.Cc1dError, match=r"conv_state: expected state_len >= width - 1 = 3"):
+        host_launch.update(torch.randn(2, 8), torch.randn(2, 8, 2), torch.randn(8, 4), None, torch.empty(2, 8), False)
+    with pytest.raises(cc1d.Cc1dError, match=r"dweight: expected shape \(8, 4\)"):
+        host_launch.backward(x, torch.randn(8, 4), None, torch.randn(2, 8, 16), torch.empty(2, 8, 16),
+                             torch.empty(8, 3), None, False)
+
+
+def test_valid_arguments_without_a_gpu_report_the_backend(host_launch):
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present: valid host pointers must not reach it")
+    x, out = torch.randn(2, 8, 16), torch.empty(2, 8, 16)
+    with pytest.raises(cc1d.Cc1dError) as caught:
+        host_launch.forward(x, torch.randn(8, 4), torch.randn(8), out, True)
+    assert caught.value.status == _abi.Status.BACKEND_UNAVAILABLE

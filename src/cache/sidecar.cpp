@@ -20,7 +20,8 @@ std::string to_json(const Sidecar& s) {
         {"format_version", s.format_version},
         {"created", s.created},
     };
-    return json.dump(2) + "\n";
+    // Replace invalid UTF-8 rather than throw: a sidecar must never fail a store.
+    return json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::optional<Sidecar> parse_sidecar(const std::string& text) {

@@ -14,19 +14,49 @@ const std::vector<std::string> dtype_words{"fp32", "fp16", "bf16"};
 const std::vector<std::pair<std::string, std::string>> dtype_aliases{
     {"float32", "fp32"}, {"float16", "fp16"}, {"bfloat16", "bf16"}};
 
-Op op_named(const std::string& word) {
-    return static_cast<Op>(std::find(op_words.begin(), op_words.end(), word) - op_words.begin());
-}
-
 DType dtype_named(const std::string& word) {
     return word == "fp32" ? DType::fp32 : word == "fp16" ? DType::fp16 : DType::bf16;
 }
 
+// Readers of one value of each field; FieldReader::choices applies them to lists.
+Op read_op(const FieldReader& reader, const Json& value, const std::string& path) {
+    const std::string word = reader.word(value, path, op_words, {}, "op");
+    return static_cast<Op>(std::find(op_words.begin(), op_words.end(), word) - op_words.begin());
+}
+Layout read_layout(const FieldReader& reader, const Json& value, const std::string& path) {
+    return reader.word(value, path, layout_words, {}, "layout") == "channel_last" ? Layout::channel_last
+                                                                                   : Layout::channel_first;
+}
+int read_width(const FieldReader& reader, const Json& value, const std::string& path) {
+    return static_cast<int>(reader.integer(value, path, 1, Variant::max_width));
+}
+DType read_dtype(const FieldReader& reader, const Json& value, const std::string& path) {
+    return dtype_named(reader.word(value, path, dtype_words, dtype_aliases, "dtype"));
+}
+std::optional<DType> read_weight_dtype(const FieldReader& reader, const Json& value, const std::string& path) {
+    static const std::vector<std::string> words{"same", "fp32", "fp16", "bf16"};
+    const std::string word = reader.word(value, path, words, dtype_aliases, "weight dtype");
+    if (word == "same") return std::nullopt;
+    return dtype_named(word);
+}
+Activation read_activation(const FieldReader& reader, const Json& value, const std::string& path) {
+    return reader.word(value, path, {"none", "silu"}, {{"swish", "silu"}}, "activation") == "silu" ? Activation::silu
+                                                                                                : Activation::none;
+}
+bool read_flag(const FieldReader& reader, const Json& value, const std::string& path) {
+    return reader.boolean(value, path);
+}
+
 template <typename T>
-std::vector<T> choices_or(const FieldReader& reader, const Json& object, const std::string& path, const char* key,
-                          T fallback, const std::function<T(const Json&, const std::string&)>& one) {
+using ReadOne = T (*)(const FieldReader&, const Json&, const std::string&);
+
+// The choices of `key` (one value or a list), or just `fallback` when it is absent.
+template <typename T>
+std::vector<T> field(const FieldReader& reader, const Json& object, const std::string& path, const char* key,
+                     T fallback, ReadOne<T> one) {
     if (!object.contains(key)) return {fallback};
-    return reader.choices<T>(object.at(key), child_path(path, key), one);
+    return reader.choices<T>(object.at(key), child_path(path, key),
+                             [&](const Json& value, const std::string& item) { return one(reader, value, item); });
 }
 
 // A flag that only some ops read: `true` among its choices needs one of those ops listed.
@@ -47,7 +77,7 @@ void check_flag_applies(const FieldReader& reader, const std::string& path, cons
 
 const std::vector<std::string>& variant_field_names() {
     static const std::vector<std::string> names{
-        "op",   "layout",  "width",          "x_dtype",      "weight_dtype",  "activation",    "bias",
+        "op", "layout", "width", "x_dtype", "weight_dtype", "activation", "bias",
         "seq_idx", "initial_states", "final_states", "deterministic", "cache_seqlens", "state_indices"};
     return names;
 }
@@ -55,49 +85,19 @@ const std::vector<std::string>& variant_field_names() {
 VariantChoices read_variant_choices(const FieldReader& reader, const Json& object, const std::string& path) {
     const Variant defaults;
     VariantChoices c;
-    c.op = choices_or<Op>(reader, object, path, "op", defaults.op, [&](const Json& v, const std::string& p) {
-        return op_named(reader.word(v, p, op_words, {}, "op"));
-    });
-    c.layout = choices_or<Layout>(reader, object, path, "layout", defaults.layout,
-                                  [&](const Json& v, const std::string& p) {
-                                      return reader.word(v, p, layout_words, {}, "layout") == "channel_last"
-                                                 ? Layout::channel_last
-                                                 : Layout::channel_first;
-                                  });
-    c.width = choices_or<int>(reader, object, path, "width", defaults.width, [&](const Json& v, const std::string& p) {
-        return static_cast<int>(reader.integer(v, p, 1, Variant::max_width));
-    });
-    c.x_dtype = choices_or<DType>(reader, object, path, "x_dtype", defaults.x_dtype,
-                                  [&](const Json& v, const std::string& p) {
-                                      return dtype_named(reader.word(v, p, dtype_words, dtype_aliases, "dtype"));
-                                  });
-    c.weight_dtype = choices_or<std::optional<DType>>(
-        reader, object, path, "weight_dtype", std::nullopt,
-        [&](const Json& v, const std::string& p) -> std::optional<DType> {
-            std::vector<std::string> words{"same"};
-            words.insert(words.end(), dtype_words.begin(), dtype_words.end());
-            const std::string word = reader.word(v, p, words, dtype_aliases, "weight dtype");
-            if (word == "same") return std::nullopt;
-            return dtype_named(word);
-        });
-    c.activation = choices_or<Activation>(reader, object, path, "activation", defaults.activation,
-                                          [&](const Json& v, const std::string& p) {
-                                              return reader.word(v, p, {"none", "silu"}, {{"swish", "silu"}},
-                                                                 "activation") == "silu"
-                                                         ? Activation::silu
-                                                         : Activation::none;
-                                          });
-    const auto flag = [&](const char* key, bool fallback) {
-        return choices_or<bool>(reader, object, path, key, fallback,
-                                [&](const Json& v, const std::string& p) { return reader.boolean(v, p); });
-    };
-    c.bias = flag("bias", defaults.bias);
-    c.seq_idx = flag("seq_idx", defaults.seq_idx);
-    c.initial_states = flag("initial_states", defaults.initial_states);
-    c.final_states = flag("final_states", defaults.final_states);
-    c.deterministic = flag("deterministic", defaults.deterministic);
-    c.cache_seqlens = flag("cache_seqlens", defaults.cache_seqlens);
-    c.state_indices = flag("state_indices", defaults.state_indices);
+    c.op = field(reader, object, path, "op", defaults.op, read_op);
+    c.layout = field(reader, object, path, "layout", defaults.layout, read_layout);
+    c.width = field(reader, object, path, "width", defaults.width, read_width);
+    c.x_dtype = field(reader, object, path, "x_dtype", defaults.x_dtype, read_dtype);
+    c.weight_dtype = field<std::optional<DType>>(reader, object, path, "weight_dtype", std::nullopt, read_weight_dtype);
+    c.activation = field(reader, object, path, "activation", defaults.activation, read_activation);
+    c.bias = field(reader, object, path, "bias", defaults.bias, read_flag);
+    c.seq_idx = field(reader, object, path, "seq_idx", defaults.seq_idx, read_flag);
+    c.initial_states = field(reader, object, path, "initial_states", defaults.initial_states, read_flag);
+    c.final_states = field(reader, object, path, "final_states", defaults.final_states, read_flag);
+    c.deterministic = field(reader, object, path, "deterministic", defaults.deterministic, read_flag);
+    c.cache_seqlens = field(reader, object, path, "cache_seqlens", defaults.cache_seqlens, read_flag);
+    c.state_indices = field(reader, object, path, "state_indices", defaults.state_indices, read_flag);
 
     check_flag_applies(reader, path, "seq_idx", c.seq_idx, true, c.op, {Op::fwd, Op::bwd});
     check_flag_applies(reader, path, "initial_states", c.initial_states, true, c.op, {Op::fwd, Op::bwd, Op::varlen_fwd});

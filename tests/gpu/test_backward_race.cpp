@@ -83,7 +83,7 @@ TEST_CASE("backward: repeated runs are bit-identical") {
         for (bool deterministic : {true, false})
             for (bool all_features : {false, true}) {
                 const std::uint32_t seed = case_seed(21, index++);
-                INFO(to_string(layout), " deterministic=", deterministic, " seq_idx/states=", all_features, " B=", B,
+                INFO(std::string(to_string(layout)), " deterministic=", deterministic, " seq_idx/states=", all_features, " B=", B,
                      " D=", D, " L=", L, " W=", W, " fp32 silu bias | seed ", seed);
                 run_race({layout, deterministic, all_features}, seed);
             }

@@ -17,7 +17,7 @@ namespace {
 // `states` must keep their contents.
 void expect_rejected(const char* what, const std::function<void()>& call, std::initializer_list<TestTensor*> outputs,
                      std::initializer_list<TestTensor*> states = {}) {
-    INFO(what);
+    INFO(std::string(what));
     for (auto* t : outputs) t->poison();
     std::vector<std::vector<unsigned char>> before;
     for (auto* t : states) before.push_back(t->host_bytes());
@@ -27,8 +27,8 @@ void expect_rejected(const char* what, const std::function<void()>& call, std::i
         FAIL_CHECK("accepted, expected invalid_argument or unsupported");
     } catch (const Error& e) {
         const bool code_ok = e.code() == ErrorCode::invalid_argument || e.code() == ErrorCode::unsupported;
-        CHECK_MESSAGE(code_ok, "rejected with " << to_string(e.code()) << ": " << e.what());
-        MESSAGE("rejected: ", e.what());
+        CHECK_MESSAGE(code_ok, "rejected with " << std::string(to_string(e.code())) << ": " << std::string(e.what()));
+        MESSAGE("rejected: ", std::string(e.what()));
     }
     gpu().synchronize();
     for (auto* t : outputs) {

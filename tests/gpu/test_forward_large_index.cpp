@@ -115,12 +115,12 @@ TEST_CASE("forward: more than 2^31 elements (64-bit indexing)") {
         x = DeviceBuffer(bytes);
         out = DeviceBuffer(bytes);
     } catch (const Error& e) {
-        MESSAGE("64-bit indexing case skipped: the device cannot hold 2 x ", bytes >> 20, " MiB (", e.what(), ")");
+        MESSAGE("64-bit indexing case skipped: the device cannot hold 2 x ", bytes >> 20, " MiB (", std::string(e.what()), ")");
         return;
     }
     for (bool cl : {false, true}) {
         const std::uint32_t seed = case_seed(4, cl);
-        INFO((cl ? "channel_last" : "channel_first"), " bf16 B=1 D=", D, " L=", L, " W=4 silu bias | seed ", seed);
+        INFO(std::string(cl ? "channel_last" : "channel_first"), " bf16 B=1 D=", D, " L=", L, " W=4 silu bias | seed ", seed);
         std::mt19937 rng(seed);
         TestTensor weight(DType::fp32, {D, W}), bias(DType::fp32, {D});
         weight.fill_random(rng);

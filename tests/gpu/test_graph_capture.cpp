@@ -30,7 +30,7 @@ bool capture_and_replay(void* stream, int replays, Call&& call) {
         for (int i = 0; i < replays; ++i) gpu().launch_graph(graph, stream);
         gpu().synchronize_stream(stream);
     } catch (const Error& e) {
-        FAIL_CHECK("graph capture failed: cc1d::Error(" << to_string(e.code()) << "): " << e.what());
+        FAIL_CHECK("graph capture failed: cc1d::Error(" << std::string(to_string(e.code())) << "): " << std::string(e.what()));
         if (graph) gpu().destroy_graph(graph);
         return false;
     }
@@ -46,7 +46,7 @@ void poison_all(std::initializer_list<TestTensor*> outputs) {
 
 void check_same_bytes(const char* what, TestTensor& replayed, const std::vector<unsigned char>& eager) {
     replayed.download();
-    CHECK_MESSAGE(replayed.host_bytes() == eager, what << ": the replayed graph differs from the eager call");
+    CHECK_MESSAGE(replayed.host_bytes() == eager, std::string(what) << ": the replayed graph differs from the eager call");
 }
 
 void forward_case(Layout layout, DType dtype, bool seq_idx, std::uint32_t seed) {
@@ -154,7 +154,7 @@ TEST_CASE("graph capture: forward replays bit-exactly") {
     for (Layout layout : {Layout::channel_first, Layout::channel_last})
         for (bool seq_idx : {false, true}) {
             const std::uint32_t seed = case_seed(51, index++);
-            INFO(to_string(layout), " bf16 W=4 silu bias states seq_idx=", seq_idx, " | seed ", seed);
+            INFO(std::string(to_string(layout)), " bf16 W=4 silu bias states seq_idx=", seq_idx, " | seed ", seed);
             forward_case(layout, DType::bf16, seq_idx, seed);
         }
 }
@@ -169,7 +169,7 @@ TEST_CASE("graph capture: varlen_forward replays bit-exactly") {
     std::uint64_t index = 0;
     for (Layout layout : {Layout::channel_first, Layout::channel_last}) {
         const std::uint32_t seed = case_seed(53, index++);
-        INFO(to_string(layout), " fp16 W=4 with states | seed ", seed);
+        INFO(std::string(to_string(layout)), " fp16 W=4 with states | seed ", seed);
         varlen_case(layout, seed);
     }
 }

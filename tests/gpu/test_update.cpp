@@ -148,7 +148,7 @@ TEST_CASE("update: x and out as (B, D) for one token") {
     std::uint64_t index = 0;
     for (DType dtype : {DType::fp32, DType::fp16, DType::bf16}) {
         const std::uint32_t seed = case_seed(33, index++);
-        INFO("x=out=(B, D) ", to_string(dtype), " | seed ", seed);
+        INFO("x=out=(B, D) ", std::string(to_string(dtype)), " | seed ", seed);
         std::mt19937 rng(seed);
         const std::int64_t B = 7, D = 67, W = 4, S = 3;
         TestTensor x(dtype, {B, D}), weight(dtype, {D, W}), state(dtype, {B, D, S}), out(dtype, {B, D});

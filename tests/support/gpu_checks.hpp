@@ -24,7 +24,7 @@ bool call_ok(Call&& call) {
         gpu().synchronize();
         return true;
     } catch (const Error& e) {
-        FAIL_CHECK("cc1d::Error(" << to_string(e.code()) << "): " << e.what());
+        FAIL_CHECK("cc1d::Error(" << std::string(to_string(e.code())) << "): " << std::string(e.what()));
         return false;
     }
 }
@@ -36,7 +36,7 @@ inline bool check_tensor(const char* what, TestTensor& t, const std::vector<doub
     const auto comparison = reference::compare(t.values(), want, tol);
     CHECK_MESSAGE(comparison.ok, comparison.describe(what));
     const bool padding = t.padding_untouched();
-    CHECK_MESSAGE(padding, what << ": bytes outside the view were written");
+    CHECK_MESSAGE(padding, std::string(what) << ": bytes outside the view were written");
     return comparison.ok && padding;
 }
 

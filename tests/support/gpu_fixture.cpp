@@ -64,7 +64,10 @@ Runtime& runtime() {
 
 std::string temporary_directory() {
     static std::once_flag registered;
-    std::call_once(registered, [] { std::atexit(remove_folders); });
+    std::call_once(registered, [] {
+        folders_to_remove();   // built before the handler is registered, so it outlives the handler
+        std::atexit(remove_folders);
+    });
     std::string pattern = (std::filesystem::temp_directory_path() / "cc1d-test-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr)
         fail(ErrorCode::invalid_argument, "cannot create a temporary folder from {}", pattern);

@@ -1,7 +1,9 @@
 // Real processes sharing one cold cache folder: 8 forked children store and load the
-// same entries at once. Afterwards every entry verifies and no temp file is left.
+// same entries at once. No process ever sees a bad entry, every load after the stores
+// returns the exact payload, every entry verifies and no temp file is left.
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -51,6 +53,8 @@ int child(const std::string& root, int index) {
     return wrong;
 }
 
+std::string child_log(const TempDir& dir, int index) { return dir.sub("child-" + std::to_string(index) + ".log"); }
+
 }  // namespace
 
 TEST_CASE("8 processes fill one cold cache folder at once") {
@@ -69,6 +73,10 @@ TEST_CASE("8 processes fill one cold cache folder at once") {
             char byte;
             while (::read(start[0], &byte, 1) < 0) {
             }   // returns 0 when the parent closes its end: all start together
+            // Each child's log goes to its own file: any warning means some process saw a
+            // bad entry (a half-written file, say) or lost the folder.
+            int log = ::open(child_log(dir, index).c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            ::dup2(log, 2);
             int wrong = 0;
             try {
                 wrong = child(root, index);
@@ -87,6 +95,10 @@ TEST_CASE("8 processes fill one cold cache folder at once") {
         REQUIRE(::waitpid(pid, &status, 0) == pid);
         CHECK(WIFEXITED(status));
         CHECK(WEXITSTATUS(status) == 0);
+    }
+    for (int index = 0; index < process_count; ++index) {
+        CAPTURE(index);
+        CHECK(read_bytes(child_log(dir, index)) == "");
     }
 
     CacheScan scan = scan_cache(root);

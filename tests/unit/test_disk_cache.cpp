@@ -375,6 +375,7 @@ TEST_CASE("16 threads storing and loading one key") {
     DiskCache cache(config_at(dir.path()));
     Sample a = sample("shared", 1 << 20);
     std::atomic<int> wrong{0}, failed_stores{0}, hits{0};
+    StderrCapture capture;   // a warning would mean a thread saw a half-written entry
     std::vector<std::thread> threads;
     for (int t = 0; t < 16; ++t) {
         threads.emplace_back([&] {
@@ -388,6 +389,7 @@ TEST_CASE("16 threads storing and loading one key") {
         });
     }
     for (auto& thread : threads) thread.join();
+    CHECK(capture.text() == "");
     CHECK(wrong == 0);
     CHECK(failed_stores == 0);
     CHECK(hits > 0);

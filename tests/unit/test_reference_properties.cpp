@@ -99,7 +99,7 @@ struct GradientCase {
     }
 };
 
-void check_close(const Values& analytic, const Values& numeric, const char* what) {
+void check_close(const Values& analytic, const Values& numeric, const std::string& what) {
     REQUIRE(analytic.size() == numeric.size());
     for (std::size_t i = 0; i < numeric.size(); ++i) {
         CAPTURE(what);

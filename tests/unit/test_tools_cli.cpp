@@ -50,18 +50,25 @@ fs::path source_dir() {
     return fs::path(__FILE__).parent_path().parent_path().parent_path();
 }
 
-// A scratch folder for configs and caches, removed at exit.
-const fs::path& scratch() {
-    static const fs::path dir = [] {
+// A scratch folder for configs and caches, removed when the tests end.
+struct ScratchFolder {
+    fs::path path;
+    ScratchFolder() {
         std::string pattern = (fs::temp_directory_path() / "cc1d-tools-cli-XXXXXX").string();
-        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        std::atexit([] {
-            std::error_code ignored;
-            fs::remove_all(scratch(), ignored);
-        });
-        return fs::path(pattern);
-    }();
-    return dir;
+        if (::mkdtemp(pattern.data()) == nullptr) {
+            std::perror("mkdtemp");
+            std::exit(1);
+        }
+        path = pattern;
+    }
+    ~ScratchFolder() {
+        std::error_code ignored;
+        fs::remove_all(path, ignored);
+    }
+};
+const fs::path& scratch() {
+    static const ScratchFolder folder;
+    return folder.path;
 }
 
 std::string write_config(const std::string& name, const std::string& text) {

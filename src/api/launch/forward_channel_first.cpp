@@ -1,0 +1,45 @@
+// Host side of fwd_channel_first.cu: one block per (row, tile along L).
+#include <algorithm>
+
+#include "api/launch/launch.hpp"
+#include "api/launch/launch_util.hpp"
+#include "params.h"
+
+namespace cc1d::launch {
+
+namespace {
+
+// Threads per block: enough for the row, so short rows (L = 128) leave few threads idle
+// (a power of two from 32 up to CC1D_FWD_CF_THREADS; the kernel reads blockDim.x).
+int threads_for_row(std::int64_t seqlen, int elems_per_thread) {
+    int threads = 32;
+    while (threads < CC1D_FWD_CF_THREADS && std::int64_t(threads) * elems_per_thread < seqlen) threads *= 2;
+    return threads;
+}
+
+}  // namespace
+
+void forward_channel_first(Launcher& launcher, const Variant& variant, const ForwardArgs& args) {
+    cc1d_fwd_params p = util::forward_params(args);
+    const int vec = util::vector_elems(variant.x_dtype);
+    const int threads = threads_for_row(p.seqlen, CC1D_FWD_CF_ILP * vec);
+    const std::int64_t tile_len = std::int64_t(threads) * CC1D_FWD_CF_ILP * vec;
+    // At least one tile: with L == 0 the block still writes final_states (from the halo).
+    p.tiles = std::max<std::int64_t>(1, util::ceil_div(p.seqlen, tile_len));
+    p.chunk_len = tile_len;
+    p.vector_ok = util::rows_vectorizable(args.x, 2) && util::rows_vectorizable(args.out, 2);
+
+    // Shared memory as the kernel lays it out: [halo + tile] vectors, then with seq_idx
+    // one int per element of that span.
+    const int halo = (variant.width - 1 + vec - 1) / vec;
+    const std::int64_t span_vecs = halo + std::int64_t(threads) * CC1D_FWD_CF_ILP;
+    std::int64_t shared = span_vecs * 16;
+    if (variant.seq_idx) shared += span_vecs * vec * 4;
+
+    device::Dim3 block;
+    block.x = static_cast<unsigned>(threads);
+    launcher.launch(Kernel::main, util::flat_grid(p.batch * p.dim * p.tiles), block, static_cast<unsigned>(shared), &p,
+                    sizeof(p));
+}
+
+}  // namespace cc1d::launch

@@ -1,0 +1,26 @@
+// Host side of fwd_channel_last.cu: one block of CC1D_FWD_CL_THREADS per tile of
+// CC1D_FWD_CL_CHANNELS channels x a fixed number of time steps (8 KiB of x), per batch row.
+#include <algorithm>
+
+#include "api/launch/launch.hpp"
+#include "api/launch/launch_util.hpp"
+#include "params.h"
+
+namespace cc1d::launch {
+
+void forward_channel_last(Launcher& launcher, const Variant& variant, const ForwardArgs& args) {
+    cc1d_fwd_params p = util::forward_params(args);
+    // The kernel's tile height: CHUNK steps for 16-bit x, CHUNK / 2 for fp32.
+    const std::int64_t rows = CC1D_FWD_CL_CHUNK * 2 / static_cast<std::int64_t>(dtype_size(variant.x_dtype));
+    // At least one tile: with L == 0 the block still writes final_states (from the halo).
+    p.tiles = std::max<std::int64_t>(1, util::ceil_div(p.seqlen, rows));
+    p.chunk_len = rows;
+    p.vector_ok = util::rows_vectorizable(args.x, 1) && util::rows_vectorizable(args.out, 1);
+
+    const std::int64_t groups = util::ceil_div(p.dim, CC1D_FWD_CL_CHANNELS);
+    device::Dim3 block;
+    block.x = CC1D_FWD_CL_THREADS;
+    launcher.launch(Kernel::main, util::flat_grid(groups * p.tiles * p.batch), block, 0, &p, sizeof(p));
+}
+
+}  // namespace cc1d::launch

@@ -1,0 +1,86 @@
+// Small helpers the forward-family launchers share: grid flattening, the 16-byte vector
+// test, and the forward parameter block both forward layouts fill the same way.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "api/launch/launch.hpp"
+#include "common/fail.hpp"
+#include "params.h"
+
+namespace cc1d::launch::util {
+
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// Elements of `dtype` in one 16-byte vector.
+inline int vector_elems(DType dtype) { return static_cast<int>(16 / dtype_size(dtype)); }
+
+// `blocks` blocks as a grid: x alone while it fits, else x * y. Kernels rebuild the linear
+// index as blockIdx.y * gridDim.x + blockIdx.x and drop the few past `blocks`. x stays at
+// most 2^24 so that x * blockDim.x fits 32 bits (HIP requires it).
+inline device::Dim3 flat_grid(std::int64_t blocks) {
+    constexpr std::int64_t max_x = std::int64_t(1) << 24;
+    device::Dim3 grid;
+    if (blocks <= 0) {
+        grid.x = 0;
+        return grid;
+    }
+    grid.x = static_cast<unsigned>(std::min(blocks, max_x));
+    grid.y = static_cast<unsigned>(ceil_div(blocks, max_x));
+    if (grid.y > 65535) fail(ErrorCode::unsupported, "launch: {} blocks exceed the grid limits", blocks);
+    return grid;
+}
+
+// True when 16-byte vectors along `vector_axis` are safe for every row of `t`: the data
+// is 16-byte aligned, that axis has unit stride, and every other axis steps by whole
+// vectors (size-1 axes never step).
+inline bool rows_vectorizable(const Tensor& t, int vector_axis) {
+    if (!aligned16(t.data)) return false;
+    const std::int64_t vec = vector_elems(t.dtype);
+    if (t.shape[vector_axis] > 1 && t.strides[vector_axis] != 1) return false;
+    for (int axis = 0; axis < t.rank; ++axis)
+        if (axis != vector_axis && t.shape[axis] > 1 && t.strides[axis] % vec != 0) return false;
+    return true;
+}
+
+// The forward parameter block with everything but the geometry (tiles, chunk_len).
+inline cc1d_fwd_params forward_params(const ForwardArgs& args) {
+    cc1d_fwd_params p{};
+    p.x = args.x.data;
+    p.weight = args.weight.data;
+    p.bias = args.bias.present() ? args.bias.data : nullptr;
+    p.out = args.out.mutable_data();
+    p.seq_idx = args.seq_idx.present() ? static_cast<const int*>(args.seq_idx.data) : nullptr;
+    p.initial_states = args.initial_states.present() ? args.initial_states.data : nullptr;
+    p.final_states = args.final_states.present() ? args.final_states.mutable_data() : nullptr;
+    p.batch = args.x.shape[0];
+    p.dim = args.x.shape[1];
+    p.seqlen = args.x.shape[2];
+    p.x_stride_b = args.x.strides[0];
+    p.x_stride_d = args.x.strides[1];
+    p.x_stride_l = args.x.strides[2];
+    p.out_stride_b = args.out.strides[0];
+    p.out_stride_d = args.out.strides[1];
+    p.out_stride_l = args.out.strides[2];
+    p.w_stride_d = args.weight.strides[0];
+    p.w_stride_k = args.weight.strides[1];
+    if (args.bias.present()) p.bias_stride = args.bias.strides[0];
+    if (args.seq_idx.present()) {
+        p.seq_stride_b = args.seq_idx.strides[0];
+        p.seq_stride_l = args.seq_idx.strides[1];
+    }
+    if (args.initial_states.present()) {
+        p.init_stride_b = args.initial_states.strides[0];
+        p.init_stride_d = args.initial_states.strides[1];
+        p.init_stride_k = args.initial_states.strides[2];
+    }
+    if (args.final_states.present()) {
+        p.final_stride_b = args.final_states.strides[0];
+        p.final_stride_d = args.final_states.strides[1];
+        p.final_stride_k = args.final_states.strides[2];
+    }
+    return p;
+}
+
+}  // namespace cc1d::launch::util

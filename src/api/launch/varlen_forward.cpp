@@ -1,0 +1,95 @@
+// Host side of varlen_fwd.cu. The host never reads cu_seqlens (device memory), so the
+// grid tiles the packed token axis like the forward kernels tile time. With conv_states
+// a second, small launch (phase 1, one thread per (sequence, channel)) writes the slots
+// back after every block of the first has read them.
+#include <algorithm>
+
+#include "api/launch/launch.hpp"
+#include "api/launch/launch_util.hpp"
+#include "params.h"
+
+namespace cc1d::launch {
+
+namespace {
+
+cc1d_varlen_params varlen_params(const VarlenForwardArgs& args) {
+    cc1d_varlen_params p{};
+    p.x = args.x.data;
+    p.weight = args.weight.data;
+    p.bias = args.bias.present() ? args.bias.data : nullptr;
+    p.out = args.out.mutable_data();
+    p.cu_seqlens = static_cast<const int*>(args.cu_seqlens.data);
+    p.conv_states = args.conv_states.present() ? args.conv_states.mutable_data() : nullptr;
+    p.cache_indices = args.cache_indices.present() ? static_cast<const int*>(args.cache_indices.data) : nullptr;
+    p.has_initial_state =
+        args.has_initial_state.present() ? static_cast<const int*>(args.has_initial_state.data) : nullptr;
+    // x and out: logical (D, total) whatever the memory order.
+    p.num_seqs = args.cu_seqlens.shape[0] - 1;
+    p.dim = args.x.shape[0];
+    p.total = args.x.shape[1];
+    p.cu_stride = args.cu_seqlens.strides[0];
+    if (args.cache_indices.present()) p.indices_stride = args.cache_indices.strides[0];
+    if (args.has_initial_state.present()) p.has_init_stride = args.has_initial_state.strides[0];
+    p.x_stride_d = args.x.strides[0];
+    p.x_stride_l = args.x.strides[1];
+    p.out_stride_d = args.out.strides[0];
+    p.out_stride_l = args.out.strides[1];
+    if (args.conv_states.present()) {
+        p.state_stride_b = args.conv_states.strides[0];
+        p.state_stride_d = args.conv_states.strides[1];
+        p.state_stride_l = args.conv_states.strides[2];
+        p.state_len = args.conv_states.shape[2];
+    }
+    p.w_stride_d = args.weight.strides[0];
+    p.w_stride_k = args.weight.strides[1];
+    if (args.bias.present()) p.bias_stride = args.bias.strides[0];
+    p.pad_slot_id = args.pad_slot_id;
+    return p;
+}
+
+// Same block size rule as the channel-first forward (forward_channel_first.cpp).
+int threads_for_row(std::int64_t length, int elems_per_thread) {
+    int threads = 32;
+    while (threads < CC1D_FWD_CF_THREADS && std::int64_t(threads) * elems_per_thread < length) threads *= 2;
+    return threads;
+}
+
+}  // namespace
+
+void varlen_forward(Launcher& launcher, const Variant& variant, const VarlenForwardArgs& args) {
+    cc1d_varlen_params p = varlen_params(args);
+    const int vec = util::vector_elems(variant.x_dtype);
+    device::Dim3 block;
+    std::int64_t blocks = 0;
+    unsigned shared = 0;
+    if (variant.layout == Layout::channel_last) {
+        const std::int64_t rows = CC1D_FWD_CL_CHUNK * 2 / static_cast<std::int64_t>(dtype_size(variant.x_dtype));
+        p.tiles = util::ceil_div(p.total, rows);
+        p.chunk_len = rows;
+        p.vector_ok = util::rows_vectorizable(args.x, 0) && util::rows_vectorizable(args.out, 0);
+        block.x = CC1D_FWD_CL_THREADS;
+        blocks = util::ceil_div(p.dim, CC1D_FWD_CL_CHANNELS) * p.tiles;
+    } else {
+        const int threads = threads_for_row(p.total, CC1D_FWD_CF_ILP * vec);
+        const std::int64_t tile_len = std::int64_t(threads) * CC1D_FWD_CF_ILP * vec;
+        p.tiles = util::ceil_div(p.total, tile_len);
+        p.chunk_len = tile_len;
+        p.vector_ok = util::rows_vectorizable(args.x, 1) && util::rows_vectorizable(args.out, 1);
+        block.x = static_cast<unsigned>(threads);
+        blocks = p.dim * p.tiles;
+        const int halo = (variant.width - 1 + vec - 1) / vec;
+        shared = static_cast<unsigned>((halo + std::int64_t(threads) * CC1D_FWD_CF_ILP) * 16);
+    }
+    p.phase = 0;
+    if (blocks > 0) launcher.launch(Kernel::main, util::flat_grid(blocks), block, shared, &p, sizeof(p));
+
+    if (variant.initial_states && p.num_seqs > 0 && variant.width > 1) {
+        p.phase = 1;
+        device::Dim3 states_block;
+        states_block.x = static_cast<unsigned>(std::min<std::int64_t>(128, util::ceil_div(p.dim, 32) * 32));
+        launcher.launch(Kernel::main, util::flat_grid(p.num_seqs * util::ceil_div(p.dim, states_block.x)),
+                        states_block, 0, &p, sizeof(p));
+    }
+}
+
+}  // namespace cc1d::launch
