@@ -47,6 +47,7 @@ struct bf_shared {
     cc1d_vec16* d;   // [tile_vecs + kBfHalo] raw dout: tile, K after
     float* g;        // [tile_len + kBfGPad] g of the tile's positions and of the K after it
     int* ids;        // [kBfHaloElems + tile_len + kBfHaloElems] seq ids (seq_idx only)
+    float* fin;      // [kBfGPad] dfinal_states of the row (final_states only)
     float* red;      // [blockDim.x / 32][CC1D_BWD_SUMS] per-warp sums
 };
 
@@ -63,6 +64,8 @@ CC1D_DEVICE bf_shared bf_carve(cc1d_vec16* base, int tile_vecs) {
     q += (tile_len + kBfGPad) * 4;
     s.ids = reinterpret_cast<int*>(q);
     q += CC1D_HAS_SEQ_IDX ? (2 * kBfHaloElems + tile_len) * 4 : 0;
+    s.fin = reinterpret_cast<float*>(q);
+    q += CC1D_HAS_FINAL_STATES ? kBfGPad * 4 : 0;
     s.red = reinterpret_cast<float*>(q);
     return s;
 }
@@ -167,10 +170,7 @@ CC1D_DEVICE void bf_dinit(const cc1d_bwd_params& p, const bf_shared& s, const bf
         acc = fmaf(w[k], s.g[u], acc);
     }
 #if CC1D_HAS_FINAL_STATES
-    if (j >= t.L) {
-        const x_t* fin = reinterpret_cast<const x_t*>(p.dfinal_states);
-        acc += cc1d_to_float(fin[t.b * p.dfinal_stride_b + t.d * p.dfinal_stride_d + (j - t.L) * p.dfinal_stride_k]);
-    }
+    if (j >= t.L) acc += s.fin[j - t.L];   // final_states[i] = x̃[L-K+i] = initial_states[L+i] when L < K
 #endif
     x_t* dinit = reinterpret_cast<x_t*>(p.dinitial_states);
     dinit[t.b * p.dinit_stride_b + t.d * p.dinit_stride_d + j * p.dinit_stride_k] = cc1d_from_float<x_t>(acc);
@@ -334,12 +334,9 @@ CC1D_DEVICE void bf_dx_pass(const cc1d_bwd_params& p, const bf_shared& s, const 
 #endif
             }
 #if CC1D_HAS_FINAL_STATES
-            // final_states[j] = x̃[L-K+j]: its gradient flows straight back.
+            // final_states[i] = x̃[L-K+i]: its gradient flows straight back.
             const cc1d_i64 f = pos + e - (t.L - CC1D_K);
-            if (f >= 0 && pos + e < t.L) {
-                const x_t* fin = reinterpret_cast<const x_t*>(p.dfinal_states);
-                acc += cc1d_to_float(fin[t.b * p.dfinal_stride_b + t.d * p.dfinal_stride_d + f * p.dfinal_stride_k]);
-            }
+            if (f >= 0 && pos + e < t.L) acc += s.fin[f];
 #endif
             cc1d_v16_set(out, e, cc1d_from_float<x_t>(acc));
         }
@@ -383,7 +380,19 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
     int halo_id = -1;
     if (tid < 2 * kBfHaloElems)
         halo_id = bf_id_at(p, t.seq_row, tid < kBfHaloElems ? t.t0 - kBfHaloElems + tid : t.t0 + t.tile_len + tid - kBfHaloElems);
-    // The previous unit may still read the ids (dx pass) while this one stores them.
+#endif
+#if CC1D_HAS_FINAL_STATES
+    // dfinal_states of the row, for the tile that reaches its last K positions (tile 0 too
+    // when L < K: they reach dinitial_states there).
+    const bool reaches_end = t.t0 + t.tile_len > t.L - CC1D_K;
+    float fin = 0.0f;
+    if (reaches_end && tid < CC1D_K) {
+        const x_t* f = reinterpret_cast<const x_t*>(p.dfinal_states);
+        fin = cc1d_to_float(f[t.b * p.dfinal_stride_b + t.d * p.dfinal_stride_d + tid * p.dfinal_stride_k]);
+    }
+#endif
+#if CC1D_HAS_SEQ_IDX || CC1D_HAS_FINAL_STATES
+    // The previous unit may still read the ids / dfinal (dx pass) while this one stores them.
     __syncthreads();
 #endif
 
@@ -406,6 +415,9 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
                 reinterpret_cast<cc1d_vec16*>(s.ids + kBfHaloElems)[(tid + i * nt) * kBfIdVecs + r] = rid[i][r];
     if (tid < kBfHaloElems) s.ids[tid] = halo_id;
     else if (tid < 2 * kBfHaloElems) s.ids[kBfHaloElems + t.tile_len + tid - kBfHaloElems] = halo_id;
+#endif
+#if CC1D_HAS_FINAL_STATES
+    if (reaches_end && tid < CC1D_K) s.fin[tid] = fin;
 #endif
     __syncthreads();
 

@@ -159,7 +159,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CF_THREADS) CC1D_ENTRY(cc1
         }
 #endif
 
-        cc1d_vec16 result = cc1d_v16_zero();
+        float ys[CC1D_VEC];
 #pragma unroll
         for (int e = 0; e < CC1D_VEC; ++e) {
             float z = bias;
@@ -176,8 +176,8 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CF_THREADS) CC1D_ENTRY(cc1
 #if CC1D_HAS_SEQ_IDX
             if (ids[e + CC1D_K] < 0) y = 0.0f;   // padding: exactly 0
 #endif
-            cc1d_v16_set(result, e, cc1d_from_float<x_t>(y));
+            ys[e] = y;
         }
-        cc1d_v16_store(orow, p.out_stride_l, pos, L, vector_ok && pos + CC1D_VEC <= L, result);
+        cc1d_v16_store(orow, p.out_stride_l, pos, L, vector_ok && pos + CC1D_VEC <= L, cc1d_v16_from_floats(ys));
     }
 }

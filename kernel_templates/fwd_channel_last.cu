@@ -151,7 +151,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_THREADS) CC1D_ENTRY(cc1
 #if CC1D_HAS_SEQ_IDX
             if (id < 0) y = 0.0f;   // padding: exactly 0
 #endif
-            out[step * kClChannels] = cc1d_from_float<x_t>(y);
+            out[step * kClChannels] = cc1d_to_x(y);
 #pragma unroll
             for (int k = 0; k + 1 < CC1D_K; ++k) win[k] = win[k + 1];
             if (CC1D_K > 0) win[CC1D_K > 0 ? CC1D_K - 1 : 0] = cur;

@@ -17,8 +17,8 @@
 #define CC1D_BWD_CL_THREADS_X 32  // ... of which this many along channels (the rest split time)
 #define CC1D_BWD_CL_CHUNK 512     // longest time chunk one channel-last thread walks
 #define CC1D_BWD_CL_MIN_CHUNK 32  // shortest chunk the launcher splits time into
-#define CC1D_BWD_CL_WINDOW 16     // channels x width a channel-last thread keeps per window
-#define CC1D_BWD_CL_BATCH_BYTES 64  // bytes of x (and of dout) a thread loads per batch of steps
+#define CC1D_BWD_CL_WINDOW 8      // channels x width a channel-last thread keeps per window
+#define CC1D_BWD_CL_BATCH_BYTES 128 // bytes of x (and of dout) a thread loads per batch of steps
 #define CC1D_REDUCE_THREADS 256
 
 // Where a backward block puts its dweight/dbias sums (cc1d_bwd_params.dw_mode).

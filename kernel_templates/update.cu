@@ -70,7 +70,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_UPDATE_THREADS) CC1D_ENTRY(cc1
 #pragma unroll
         for (int k = 0; k < CC1D_K; ++k) z = fmaf(w[k], window[k], z);
         z = fmaf(w[CC1D_K], cur, z);
-        out[t * p.out_stride_l] = cc1d_from_float<x_t>(cc1d_activate_fast(z));
+        out[t * p.out_stride_l] = cc1d_to_x(cc1d_activate_fast(z));
 #pragma unroll
         for (int k = 0; k + 1 < CC1D_K; ++k) window[k] = window[k + 1];
         if (CC1D_K > 0) window[CC1D_K > 0 ? CC1D_K - 1 : 0] = cur;

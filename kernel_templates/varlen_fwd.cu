@@ -191,7 +191,7 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
             const cc1d_i64 s_last = vl_sequence_of(p, last);
             plain = s_last >= 0 && vl_offset(p, s_last) <= pos - CC1D_K;
         }
-        cc1d_vec16 result = cc1d_v16_zero();
+        float ys[CC1D_VEC];
 #pragma unroll
         for (int e = 0; e < CC1D_VEC; ++e) {
             float y;
@@ -208,9 +208,9 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
                 for (int k = 0; k <= CC1D_K; ++k) in[k] = win[e + k];
                 y = s < 0 ? 0.0f : vl_output_near_start(p, w, bias, s, vl_offset(p, s), t, d, in);
             }
-            cc1d_v16_set(result, e, cc1d_from_float<x_t>(y));
+            ys[e] = y;
         }
-        cc1d_v16_store(orow, p.out_stride_l, pos, total, vector_ok && pos + CC1D_VEC <= total, result);
+        cc1d_v16_store(orow, p.out_stride_l, pos, total, vector_ok && pos + CC1D_VEC <= total, cc1d_v16_from_floats(ys));
     }
 }
 
@@ -318,7 +318,7 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
             for (int k = 0; k < CC1D_K; ++k) z = fmaf(w[k], win[k], z);
             z = fmaf(w[CC1D_K], cur, z);
             const float y = place.s >= 0 ? cc1d_activate_fast(z) : 0.0f;
-            out[(first + step) * kVlChannels] = cc1d_from_float<x_t>(y);
+            out[(first + step) * kVlChannels] = cc1d_to_x(y);
 #pragma unroll
             for (int k = 0; k + 1 < CC1D_K; ++k) win[k] = win[k + 1];
             if (CC1D_K > 0) win[CC1D_K > 0 ? CC1D_K - 1 : 0] = cur;
