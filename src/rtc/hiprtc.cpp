@@ -89,6 +89,12 @@ public:
     std::vector<std::string> options(const std::string& target) override {
         if (!is_gfx_target(target))
             fail(ErrorCode::invalid_argument, "target '{}': expected a gfx target id for HIPRTC", target);
+        // HIPRTC before ROCm 5.7 aborts the whole process on gfx94x (MI300) instead of
+        // reporting an error, so refuse those targets up front.
+        const bool before_5_7 = hiprtc_.major < 5 || (hiprtc_.major == 5 && hiprtc_.minor < 7);
+        if (before_5_7 && target.rfind("gfx94", 0) == 0)
+            fail(ErrorCode::unsupported, "target '{}': this HIPRTC ({}.{}) cannot compile for gfx94x; ROCm 5.7 or newer is needed",
+                 target, hiprtc_.major, hiprtc_.minor);
         return {"--offload-arch=" + target, "-O3", "-std=c++17"};
     }
 
