@@ -1,8 +1,9 @@
 // Causal conv1d backward, channel-first layout: x, dout and dx are (B, D, L), L contiguous.
 //
-// Grid: blockIdx.x = part * dim + d. A block owns channel d and walks the (batch, tile)
-// units [part * units_per_part, ...) in order, one tile of blockDim.x * ilp 16-byte vectors
-// along L at a time, keeping its dweight/dbias sums in registers across units. With one
+// Grid: block = part * dim + d (flattened over x and y). A block owns channel d and walks
+// the (batch, tile) units [part * units_per_part, ...) in order, one tile of
+// blockDim.x * ilp 16-byte vectors along L at a time, keeping its dweight/dbias sums in
+// registers across units. With one
 // part per channel (the launcher's choice whenever there are enough channels to fill the
 // GPU) the block writes dweight/dbias itself and no reduce kernel runs.
 //
@@ -434,8 +435,11 @@ extern "C" __global__ void BF_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
     const int tile_vecs = (int)blockDim.x * p.ilp;
     const bf_shared s = bf_carve(bf_smem, tile_vecs);
 
-    const cc1d_i64 part = (cc1d_i64)blockIdx.x / p.dim;
-    const cc1d_i64 d = (cc1d_i64)blockIdx.x - part * p.dim;
+    // The launcher flattens part * dim + d into x (and y past 2^24 blocks); it pads the last row.
+    const cc1d_i64 block = (cc1d_i64)blockIdx.y * gridDim.x + blockIdx.x;
+    if (block >= p.groups * p.dim) return;
+    const cc1d_i64 part = block / p.dim;
+    const cc1d_i64 d = block - part * p.dim;
 
     float w[CC1D_WIDTH];
 #pragma unroll

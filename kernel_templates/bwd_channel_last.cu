@@ -1,8 +1,8 @@
 // Causal conv1d backward, channel-last layout: x, dout and dx are stored (B, L, D), D contiguous.
 //
 // Block: blockDim.x threads along channels (the launcher uses CC1D_BWD_CL_THREADS_X) by
-// blockDim.y along time; blockIdx.x = group * channel_blocks + channel_block. Thread
-// (tx, ty) owns kBlCpt consecutive channels and walks the units
+// blockDim.y along time; block = group * channel_blocks + channel_block (flattened over x
+// and y). Thread (tx, ty) owns kBlCpt consecutive channels and walks the units
 // u = group * units_per_part + ty, + blockDim.y, ... ; a unit is (batch b, time chunk).
 // A warp reads kBlCpt * 32 consecutive channels of one time step per instruction, so
 // every access is coalesced, and a thread keeps its whole sliding window in registers:
@@ -379,8 +379,11 @@ extern "C" __global__ void BL_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
 
     const cc1d_i64 per_block = (cc1d_i64)blockDim.x * kBlCpt;
     const cc1d_i64 channel_blocks = (p.dim + per_block - 1) / per_block;
-    const cc1d_i64 group = (cc1d_i64)blockIdx.x / channel_blocks;
-    const cc1d_i64 cb = (cc1d_i64)blockIdx.x - group * channel_blocks;
+    // The launcher flattens group * channel_blocks + cb into x (and y past 2^24 blocks).
+    const cc1d_i64 block = (cc1d_i64)blockIdx.y * gridDim.x + blockIdx.x;
+    if (block >= p.groups * channel_blocks) return;
+    const cc1d_i64 group = block / channel_blocks;
+    const cc1d_i64 cb = block - group * channel_blocks;
 
     bl_lane lane;
     lane.c0 = cb * per_block + (cc1d_i64)threadIdx.x * kBlCpt;

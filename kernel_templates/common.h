@@ -323,3 +323,8 @@ CC1D_DEVICE cc1d_vec16 cc1d_v16_from_floats(const float (&v)[16 / sizeof(x_t)]) 
 #endif
     return r;
 }
+
+// Linear index of this block in a flattened grid (x fastest, then y). Launchers keep a
+// grid under 2^32 blocks, so kernels split it with 32-bit divisions: a 64-bit division
+// is a called subroutine whose register saves show up as spills.
+CC1D_DEVICE unsigned int cc1d_flat_block() { return blockIdx.y * gridDim.x + blockIdx.x; }

@@ -49,15 +49,15 @@ CC1D_DEVICE cc1d_vec16 cf_load_halo(const cc1d_fwd_params& p, const x_t* xrow, c
 extern "C" __global__ void __launch_bounds__(CC1D_FWD_CF_THREADS) CC1D_ENTRY(cc1d_fwd_params p) {
     extern __shared__ cc1d_vec16 cf_smem[];
 
-    const cc1d_i64 block = (cc1d_i64)blockIdx.y * gridDim.x + blockIdx.x;
+    const unsigned int block = cc1d_flat_block();
     if (block >= p.batch * p.dim * p.tiles) return;
-    const cc1d_i64 row = block / p.tiles;
-    const cc1d_i64 tile = block - row * p.tiles;
-    const cc1d_i64 b = row / p.dim, d = row - b * p.dim;
+    const unsigned int tiles = (unsigned int)p.tiles, dim = (unsigned int)p.dim;
+    const unsigned int row = block / tiles, tile = block - row * tiles;
+    const unsigned int b = row / dim, d = row - b * dim;
 
     const int nthreads = blockDim.x, tid = threadIdx.x;
     const int tile_vecs = nthreads * CC1D_FWD_CF_ILP;
-    const cc1d_i64 tile_start = tile * tile_vecs * CC1D_VEC;
+    const cc1d_i64 tile_start = (cc1d_i64)tile * tile_vecs * CC1D_VEC;
     const cc1d_i64 L = p.seqlen;
     const bool vector_ok = p.vector_ok != 0;
 

@@ -78,14 +78,15 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_THREADS) CC1D_ENTRY(cc1
 #endif
 
     const int tid = threadIdx.x;
-    const cc1d_i64 groups = (p.dim + kClChannels - 1) / kClChannels;
-    const cc1d_i64 block = (cc1d_i64)blockIdx.y * gridDim.x + blockIdx.x;
-    if (block >= groups * p.tiles * p.batch) return;
-    const cc1d_i64 rest = block / groups;
+    const unsigned int groups = (unsigned int)((p.dim + kClChannels - 1) / kClChannels);
+    const unsigned int tiles = (unsigned int)p.tiles;
+    const unsigned int block = cc1d_flat_block();
+    if (block >= (cc1d_i64)groups * p.tiles * p.batch) return;
+    const unsigned int rest = block / groups, b = rest / tiles;
     ClTile tile;
-    tile.c0 = (block - rest * groups) * kClChannels;
-    tile.b = rest / p.tiles;
-    tile.t0 = (rest - tile.b * p.tiles) * kClRows;
+    tile.c0 = (cc1d_i64)(block - rest * groups) * kClChannels;
+    tile.b = b;
+    tile.t0 = (cc1d_i64)(rest - b * tiles) * kClRows;
 
     // ---- 1. load the halo and the tile; all loads before the first shared store ----
     cc1d_vec16 v[kClLoads];

@@ -83,6 +83,8 @@ struct cc1d_bwd_params {
     long long parts;             // partial rows in `partials` (1 on the atomic path)
     long long tile_len;          // time steps per tile (channel-first) or chunk (channel-last)
     long long units_per_part;    // (batch, tile) units one part walks, in order
+    long long groups;            // parts the launcher split the units into (blocks per channel
+                                 // group; the grid may be padded past groups * channel groups)
     int vector_ok;
     int dw_is_fp32;              // 1: dweight/dbias are fp32; 0: the weight's dtype
     int accumulate;              // 1: add into dweight/dbias

@@ -19,10 +19,10 @@ CC1D_DEVICE cc1d_i64 update_wrap(cc1d_i64 position, cc1d_i64 length) {
 }
 
 extern "C" __global__ void __launch_bounds__(CC1D_UPDATE_THREADS) CC1D_ENTRY(cc1d_update_params p) {
-    const cc1d_i64 channel_blocks = (p.dim + blockDim.x - 1) / blockDim.x;
-    const cc1d_i64 block = (cc1d_i64)blockIdx.y * gridDim.x + blockIdx.x;
-    const cc1d_i64 b = block / channel_blocks;
-    const cc1d_i64 d = (block - b * channel_blocks) * blockDim.x + threadIdx.x;
+    const unsigned int channel_blocks = (unsigned int)((p.dim + blockDim.x - 1) / blockDim.x);
+    const unsigned int block = cc1d_flat_block();
+    const unsigned int b = block / channel_blocks;
+    const cc1d_i64 d = (cc1d_i64)(block - b * channel_blocks) * blockDim.x + threadIdx.x;
     if (b >= p.batch || d >= p.dim) return;
 
     const x_t* x = reinterpret_cast<const x_t*>(p.x) + b * p.x_stride_b + d * p.x_stride_d;

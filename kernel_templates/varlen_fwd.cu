@@ -86,10 +86,10 @@ CC1D_DEVICE float vl_output_near_start(const cc1d_varlen_params& p, const float 
 // Phase 1: slot entries S-K .. S-1 <- the last K of concat(history, sequence), raw.
 CC1D_DEVICE void vl_write_states(const cc1d_varlen_params& p) {
 #if CC1D_HAS_INITIAL_STATES
-    const cc1d_i64 channel_blocks = (p.dim + blockDim.x - 1) / blockDim.x;
-    const cc1d_i64 block = (cc1d_i64)blockIdx.y * gridDim.x + blockIdx.x;
-    const cc1d_i64 s = block / channel_blocks;
-    const cc1d_i64 d = (block - s * channel_blocks) * blockDim.x + threadIdx.x;
+    const unsigned int channel_blocks = (unsigned int)((p.dim + blockDim.x - 1) / blockDim.x);
+    const unsigned int block = cc1d_flat_block();
+    const unsigned int s = block / channel_blocks;
+    const cc1d_i64 d = (cc1d_i64)(block - s * channel_blocks) * blockDim.x + threadIdx.x;
     if (s >= p.num_seqs || d >= p.dim) return;
     const cc1d_i64 slot = p.cache_indices != nullptr ? (cc1d_i64)p.cache_indices[s * p.indices_stride] : s;
     if (p.cache_indices != nullptr && slot == p.pad_slot_id) return;
@@ -115,12 +115,13 @@ constexpr int kVlHaloElems = kVlHalo * CC1D_VEC;
 
 CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
     extern __shared__ cc1d_vec16 vl_smem[];   // [halo + tile] vectors of raw x
-    const cc1d_i64 block = (cc1d_i64)blockIdx.y * gridDim.x + blockIdx.x;
+    const unsigned int block = cc1d_flat_block();
     if (block >= p.dim * p.tiles) return;
-    const cc1d_i64 d = block / p.tiles, tile = block - d * p.tiles;
+    const unsigned int tiles = (unsigned int)p.tiles;
+    const unsigned int d = block / tiles, tile = block - d * tiles;
     const int nthreads = blockDim.x, tid = threadIdx.x;
     const int tile_vecs = nthreads * CC1D_FWD_CF_ILP;
-    const cc1d_i64 tile_start = tile * tile_vecs * CC1D_VEC;
+    const cc1d_i64 tile_start = (cc1d_i64)tile * tile_vecs * CC1D_VEC;
     const cc1d_i64 total = p.total;
     const bool vector_ok = p.vector_ok != 0;
     const x_t* xrow = reinterpret_cast<const x_t*>(p.x) + d * p.x_stride_d;
@@ -253,11 +254,11 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
     __shared__ cc1d_vec16 s_in[kVlInVecs];
     __shared__ cc1d_vec16 s_out[kVlRows * kVlRowVecs];
     const int tid = threadIdx.x;
-    const cc1d_i64 groups = (p.dim + kVlChannels - 1) / kVlChannels;
-    const cc1d_i64 block = (cc1d_i64)blockIdx.y * gridDim.x + blockIdx.x;
-    if (block >= groups * p.tiles) return;
-    const cc1d_i64 tile = block / groups;
-    const cc1d_i64 c0 = (block - tile * groups) * kVlChannels, t0 = tile * kVlRows;
+    const unsigned int groups = (unsigned int)((p.dim + kVlChannels - 1) / kVlChannels);
+    const unsigned int block = cc1d_flat_block();
+    if (block >= (cc1d_i64)groups * p.tiles) return;
+    const unsigned int tile = block / groups;
+    const cc1d_i64 c0 = (cc1d_i64)(block - tile * groups) * kVlChannels, t0 = (cc1d_i64)tile * kVlRows;
 
     cc1d_vec16 v[kVlLoads];
 #pragma unroll

@@ -10,6 +10,8 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <numeric>
+
 #include "reference/reference.hpp"
 #include "support/case_inputs.hpp"
 #include "support/covering.hpp"

@@ -17,8 +17,9 @@ inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1
 inline int vector_elems(DType dtype) { return static_cast<int>(16 / dtype_size(dtype)); }
 
 // `blocks` blocks as a grid: x alone while it fits, else x * y. Kernels rebuild the linear
-// index as blockIdx.y * gridDim.x + blockIdx.x and drop the few past `blocks`. x stays at
-// most 2^24 so that x * blockDim.x fits 32 bits (HIP requires it).
+// index as blockIdx.y * gridDim.x + blockIdx.x in 32 bits (cc1d_flat_block) and drop the
+// few past `blocks`. x stays at most 2^24 so that x * blockDim.x fits 32 bits (HIP
+// requires it).
 inline device::Dim3 flat_grid(std::int64_t blocks) {
     constexpr std::int64_t max_x = std::int64_t(1) << 24;
     device::Dim3 grid;
@@ -26,9 +27,10 @@ inline device::Dim3 flat_grid(std::int64_t blocks) {
         grid.x = 0;
         return grid;
     }
+    if (blocks >= (std::int64_t(1) << 32))
+        fail(ErrorCode::unsupported, "launch: {} blocks; at most 2^32 - 1 are supported (split the call)", blocks);
     grid.x = static_cast<unsigned>(std::min(blocks, max_x));
     grid.y = static_cast<unsigned>(ceil_div(blocks, max_x));
-    if (grid.y > 65535) fail(ErrorCode::unsupported, "launch: {} blocks exceed the grid limits", blocks);
     return grid;
 }
 

@@ -1,0 +1,135 @@
+#include "api/launch/backward_plan.hpp"
+
+#include "api/launch/launch_util.hpp"
+#include "common/fail.hpp"
+
+namespace cc1d::launch::backward {
+namespace {
+
+bool present(const Tensor& t) { return t.present(); }
+
+// Partial rows are (width + 1) fp32 sums per channel: dw[0..W-1], db.
+std::size_t row_bytes(const Variant& variant, const BackwardArgs& args) {
+    return static_cast<std::size_t>(args.x.shape[1]) * static_cast<std::size_t>(variant.width + 1) * sizeof(float);
+}
+
+// seq_idx rows read as int4: 16-byte aligned, unit stride along L, whole vectors per row.
+bool seq_vectorizable(const Tensor& seq) {
+    if (!seq.present() || !aligned16(seq.data)) return false;
+    if (seq.shape[1] > 1 && seq.strides[1] != 1) return false;
+    return seq.shape[0] <= 1 || seq.strides[0] % 4 == 0;
+}
+
+}  // namespace
+
+int dw_mode(const Variant& variant, const BackwardArgs& args, const Plan& plan) {
+    // One part: each block is the only one for its channels, so it writes dweight/dbias
+    // itself (in order, hence deterministic on either path) and no reduce kernel runs.
+    if (plan.parts == 1) return CC1D_DW_DIRECT;
+    if (variant.deterministic) return CC1D_DW_PARTIAL_ROWS;
+    return args.dweight.dtype == DType::fp32 ? CC1D_DW_ATOMIC_DIRECT : CC1D_DW_ATOMIC_PARTIAL;
+}
+
+std::size_t workspace_bytes(const Variant& variant, const BackwardArgs& args, const Plan& plan) {
+    switch (dw_mode(variant, args, plan)) {
+        case CC1D_DW_PARTIAL_ROWS: return static_cast<std::size_t>(plan.parts) * row_bytes(variant, args);
+        case CC1D_DW_ATOMIC_PARTIAL: return row_bytes(variant, args);
+        default: return 0;
+    }
+}
+
+cc1d_bwd_params make_params(const Variant& variant, const BackwardArgs& args) {
+    cc1d_bwd_params p{};
+    p.x = args.x.data;
+    p.weight = args.weight.data;
+    p.bias = present(args.bias) ? args.bias.data : nullptr;
+    p.dout = args.dout.data;
+    p.dx = args.dx.mutable_data();
+    p.seq_idx = present(args.seq_idx) ? static_cast<const int*>(args.seq_idx.data) : nullptr;
+    p.initial_states = present(args.initial_states) ? args.initial_states.data : nullptr;
+    p.dinitial_states = present(args.dinitial_states) ? args.dinitial_states.mutable_data() : nullptr;
+    p.dfinal_states = present(args.dfinal_states) ? args.dfinal_states.data : nullptr;
+    p.dweight = args.dweight.mutable_data();
+    p.dbias = present(args.dbias) ? args.dbias.mutable_data() : nullptr;
+    p.batch = args.x.shape[0];
+    p.dim = args.x.shape[1];
+    p.seqlen = args.x.shape[2];
+    p.x_stride_b = args.x.strides[0];
+    p.x_stride_d = args.x.strides[1];
+    p.x_stride_l = args.x.strides[2];
+    p.dout_stride_b = args.dout.strides[0];
+    p.dout_stride_d = args.dout.strides[1];
+    p.dout_stride_l = args.dout.strides[2];
+    p.dx_stride_b = args.dx.strides[0];
+    p.dx_stride_d = args.dx.strides[1];
+    p.dx_stride_l = args.dx.strides[2];
+    p.w_stride_d = args.weight.strides[0];
+    p.w_stride_k = args.weight.strides[1];
+    if (present(args.bias)) p.bias_stride = args.bias.strides[0];
+    if (present(args.seq_idx)) {
+        p.seq_stride_b = args.seq_idx.strides[0];
+        p.seq_stride_l = args.seq_idx.strides[1];
+    }
+    if (present(args.initial_states)) {
+        p.init_stride_b = args.initial_states.strides[0];
+        p.init_stride_d = args.initial_states.strides[1];
+        p.init_stride_k = args.initial_states.strides[2];
+    }
+    if (present(args.dinitial_states)) {
+        p.dinit_stride_b = args.dinitial_states.strides[0];
+        p.dinit_stride_d = args.dinitial_states.strides[1];
+        p.dinit_stride_k = args.dinitial_states.strides[2];
+    }
+    if (present(args.dfinal_states)) {
+        p.dfinal_stride_b = args.dfinal_states.strides[0];
+        p.dfinal_stride_d = args.dfinal_states.strides[1];
+        p.dfinal_stride_k = args.dfinal_states.strides[2];
+    }
+    p.dw_stride_d = args.dweight.strides[0];
+    p.dw_stride_k = args.dweight.strides[1];
+    if (present(args.dbias)) p.db_stride = args.dbias.strides[0];
+    // Vectors run along L (channel-first) or D (channel-last) in x, dout and dx alike.
+    const int axis = variant.layout == Layout::channel_last ? 1 : 2;
+    p.vector_ok = util::rows_vectorizable(args.x, axis) && util::rows_vectorizable(args.dout, axis) &&
+                  util::rows_vectorizable(args.dx, axis);
+    p.seq_vector_ok = seq_vectorizable(args.seq_idx);
+    p.dw_is_fp32 = args.dweight.dtype == DType::fp32;
+    p.accumulate = args.accumulate;
+    return p;
+}
+
+void run(Launcher& launcher, const Variant& variant, const BackwardArgs& args, const Plan& plan, cc1d_bwd_params p) {
+    if (plan.channel_groups == 0) return;   // dim == 0: nothing to compute or write
+    const int mode = dw_mode(variant, args, plan);
+    p.tiles = plan.tiles;
+    p.tile_len = plan.tile_len;
+    p.units_per_part = plan.units_per_part;
+    p.groups = plan.parts;
+    p.ilp = plan.ilp;
+    p.dw_mode = mode;
+    // `parts` counts the rows in `partials` the reduce kernel sums: one on the atomic path.
+    p.parts = mode == CC1D_DW_PARTIAL_ROWS ? plan.parts : 1;
+    if (const std::size_t bytes = workspace_bytes(variant, args, plan))
+        p.partials = static_cast<float*>(launcher.workspace(bytes));
+
+    device::Dim3 reduce_block;
+    reduce_block.x = CC1D_REDUCE_THREADS;
+    const device::Dim3 reduce_grid = util::flat_grid(util::ceil_div(p.dim * (variant.width + 1), CC1D_REDUCE_THREADS));
+    if (reduce_grid.y > 1)
+        fail(ErrorCode::unsupported, "backward: dim {} is too large for the dweight reduction (at most {})", p.dim,
+             (std::int64_t(1) << 24) * CC1D_REDUCE_THREADS / (variant.width + 1));
+
+    // The atomic targets start from zero; with accumulate the blocks add into the caller's
+    // dweight/dbias directly, so only a partial row needs clearing then.
+    if (mode == CC1D_DW_ATOMIC_PARTIAL || (mode == CC1D_DW_ATOMIC_DIRECT && !args.accumulate)) {
+        p.reduce_mode = CC1D_REDUCE_ZERO;
+        launcher.launch(Kernel::reduce, reduce_grid, reduce_block, 0, &p, sizeof(p));
+    }
+    p.reduce_mode = CC1D_REDUCE_SUM;
+    launcher.launch(Kernel::main, util::flat_grid(plan.channel_groups * plan.parts), plan.block, plan.shared_bytes, &p,
+                    sizeof(p));
+    if (mode == CC1D_DW_PARTIAL_ROWS || mode == CC1D_DW_ATOMIC_PARTIAL)
+        launcher.launch(Kernel::reduce, reduce_grid, reduce_block, 0, &p, sizeof(p));
+}
+
+}  // namespace cc1d::launch::backward

@@ -1,0 +1,43 @@
+// Host side shared by the two backward launchers: how a call is split into blocks (a
+// Plan, one per layout), the kernel parameter block, and the launch sequence of the main
+// and reduce kernels. backward_workspace.cpp sizes the workspace from the same plans.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "api/launch/launch.hpp"
+#include "params.h"
+
+namespace cc1d::launch::backward {
+
+// One way of splitting the (batch, tile) units of every channel over blocks.
+struct Plan {
+    device::Dim3 block;
+    unsigned shared_bytes = 0;
+    std::int64_t channel_groups = 0;   // blocks across channels (channel-first: dim)
+    std::int64_t tiles = 1;            // tiles (chunks) per row, at least 1
+    std::int64_t tile_len = 0;         // time steps per tile (chunk)
+    std::int64_t units_per_part = 1;   // units a part (a block, or a block row) walks
+    std::int64_t parts = 1;            // unit groups: partial rows of dweight/dbias sums
+    int ilp = 1;                       // channel-first: vectors per thread per tile
+};
+
+// The plans. `sm_count` sets how many blocks make the GPU busy; a larger count never
+// gives fewer parts (workspace_bound relies on that).
+Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm_count);
+Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_count);
+
+// Where the blocks put their dweight/dbias sums (CC1D_DW_*).
+int dw_mode(const Variant& variant, const BackwardArgs& args, const Plan& plan);
+
+// Bytes of `partials` a plan needs (0 when blocks write dweight/dbias themselves).
+std::size_t workspace_bytes(const Variant& variant, const BackwardArgs& args, const Plan& plan);
+
+// Pointers, shapes, strides and flags; the split and the modes are run()'s.
+cc1d_bwd_params make_params(const Variant& variant, const BackwardArgs& args);
+
+// Zero (atomic target), main kernel, reduce: whichever the plan and variant need.
+void run(Launcher& launcher, const Variant& variant, const BackwardArgs& args, const Plan& plan, cc1d_bwd_params p);
+
+}  // namespace cc1d::launch::backward
