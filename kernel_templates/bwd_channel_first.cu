@@ -105,7 +105,7 @@ CC1D_DEVICE cc1d_vec16 bf_load_x(const cc1d_bwd_params& p, const x_t* xrow, cc1d
 CC1D_DEVICE int bf_id_at(const cc1d_bwd_params& p, const int* seq_row, cc1d_i64 pos) {
     if (pos >= p.seqlen) return -1;
     if (pos >= 0) return seq_row[pos * p.seq_stride_l];
-    return CC1D_HAS_INITIAL_STATES ? seq_row[0] : -1;
+    return CC1D_HAS_INITIAL_STATES && p.seqlen > 0 ? seq_row[0] : -1;   // L == 0: no g, ids unused
 }
 
 // The ids of one x vector (VEC ids as kBfIdVecs 16-byte vectors).

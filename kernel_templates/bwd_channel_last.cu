@@ -40,20 +40,22 @@ constexpr int bl_channels_per_thread() {
 constexpr int kBlCpt = bl_channels_per_thread();
 constexpr int kBlBytes = kBlCpt * (int)sizeof(x_t);
 constexpr int kBlWords = (kBlBytes + 3) / 4;
+// Time steps per load batch: CC1D_BWD_CL_BATCH_BYTES of x per thread, but at most 32 x
+// values held as fp32 (16-bit inputs double in registers once converted) and 4..16 steps.
 constexpr int bl_steps() {
     int n = CC1D_BWD_CL_BATCH_BYTES / kBlBytes;
+    if (n * kBlCpt > 32) n = 32 / kBlCpt;
     return n < 4 ? 4 : (n > 16 ? 16 : n);
 }
-constexpr int kBlSteps = bl_steps();                 // time steps per load batch
+constexpr int kBlSteps = bl_steps();
 constexpr int kBlLook = CC1D_SILU ? CC1D_K : 0;      // x positions needed below the current one
 constexpr int kBlSlots = kBlSteps + CC1D_K;          // x window slots of one batch
 
-// Widths above 8 need long windows; let ptxas use what they need (see bwd_channel_first.cu).
-#if CC1D_WIDTH > 8
+// A walking thread needs ~130-190 registers (windows, weights, sums, one batch of loads).
+// ptxas's default budget for a 128-thread bound squeezes such kernels to 128 or 168 with
+// small spills inside the walk; "at least one block per SM" lets it allocate what the
+// walk needs, which lands at 2-3 blocks of 128 threads per SM.
 #define BL_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CL_THREADS, 1)
-#else
-#define BL_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CL_THREADS)
-#endif
 
 // kBlCpt elements of x_t as stored bits (16-bit elements packed two per word).
 struct bl_raw {
@@ -168,7 +170,7 @@ CC1D_DEVICE bl_raw bl_load_x(const cc1d_bwd_params& p, const bl_row& row, const 
 CC1D_DEVICE int bl_id_at(const cc1d_bwd_params& p, const bl_row& row, cc1d_i64 q) {
 #if CC1D_HAS_SEQ_IDX
     if (q >= 0) return row.seq[q * p.seq_stride_l];
-    return CC1D_HAS_INITIAL_STATES ? row.seq[0] : -1;
+    return CC1D_HAS_INITIAL_STATES && row.L > 0 ? row.seq[0] : -1;   // L == 0: no g, ids unused
 #else
     (void)p; (void)row; (void)q;
     return 0;

@@ -19,7 +19,7 @@ CC1D_DEVICE cc1d_i64 update_wrap(cc1d_i64 position, cc1d_i64 length) {
 }
 
 extern "C" __global__ void __launch_bounds__(CC1D_UPDATE_THREADS) CC1D_ENTRY(cc1d_update_params p) {
-    const unsigned int channel_blocks = (unsigned int)((p.dim + blockDim.x - 1) / blockDim.x);
+    const unsigned int channel_blocks = ((unsigned int)p.dim + blockDim.x - 1) / blockDim.x;
     const unsigned int block = cc1d_flat_block();
     const unsigned int b = block / channel_blocks;
     const cc1d_i64 d = (cc1d_i64)(block - b * channel_blocks) * blockDim.x + threadIdx.x;

@@ -86,7 +86,7 @@ CC1D_DEVICE float vl_output_near_start(const cc1d_varlen_params& p, const float 
 // Phase 1: slot entries S-K .. S-1 <- the last K of concat(history, sequence), raw.
 CC1D_DEVICE void vl_write_states(const cc1d_varlen_params& p) {
 #if CC1D_HAS_INITIAL_STATES
-    const unsigned int channel_blocks = (unsigned int)((p.dim + blockDim.x - 1) / blockDim.x);
+    const unsigned int channel_blocks = ((unsigned int)p.dim + blockDim.x - 1) / blockDim.x;
     const unsigned int block = cc1d_flat_block();
     const unsigned int s = block / channel_blocks;
     const cc1d_i64 d = (cc1d_i64)(block - s * channel_blocks) * blockDim.x + threadIdx.x;

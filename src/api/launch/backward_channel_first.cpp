@@ -1,0 +1,74 @@
+// Host side of bwd_channel_first.cu: a block per (channel, part), walking the part's
+// (batch, tile) units in order.
+#include <algorithm>
+
+#include "api/launch/backward_plan.hpp"
+#include "api/launch/launch_util.hpp"
+
+namespace cc1d::launch {
+namespace backward {
+namespace {
+
+// Threads (a multiple of 64, so whole warps on both vendors) and vectors per thread for
+// one tile: grow until the tile covers the row, so short rows leave few threads idle.
+void size_tile(std::int64_t row_vectors, int& threads, int& ilp) {
+    threads = 64;
+    ilp = 1;
+    while (std::int64_t(threads) * ilp < row_vectors) {
+        if (ilp < CC1D_BWD_CF_ILP) ++ilp;
+        else if (threads < CC1D_BWD_CF_THREADS) threads *= 2;
+        else break;
+    }
+}
+
+// Dynamic shared memory as bf_carve in the kernel lays it out.
+unsigned shared_bytes(const Variant& v, int threads, int ilp, int vec) {
+    const int k = v.width - 1;
+    const int halo = (k + vec - 1) / vec;
+    const int gpad = (k + 3) / 4 * 4;
+    const int tile_vecs = threads * ilp;
+    const int tile_len = tile_vecs * vec;
+    int bytes = (2 * halo + tile_vecs) * 16;            // x̃: history, tile, K after
+    bytes += (tile_vecs + halo) * 16;                   // dout: tile, K after
+    bytes += (tile_len + gpad) * 4;                     // g
+    if (v.seq_idx) bytes += (2 * halo * vec + tile_len) * 4;   // seq ids
+    if (v.final_states) bytes += gpad * 4;              // dfinal
+    bytes += threads / 32 * (v.width + 1) * 4;          // per-warp sums
+    return static_cast<unsigned>(bytes);
+}
+
+}  // namespace
+
+Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm_count) {
+    const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
+    const int vec = util::vector_elems(variant.x_dtype);
+    Plan plan;
+    int threads = 0;
+    size_tile(util::ceil_div(seqlen, vec), threads, plan.ilp);
+    plan.block.x = static_cast<unsigned>(threads);
+    plan.shared_bytes = shared_bytes(variant, threads, plan.ilp, vec);
+    plan.tile_len = std::int64_t(threads) * plan.ilp * vec;
+    // At least one tile: with L == 0 tile 0 still turns dfinal_states into dinitial_states.
+    plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen, plan.tile_len));
+    plan.channel_groups = dim;
+
+    // Enough blocks to keep ~1024 threads per multiprocessor busy, split along (batch,
+    // tile) only as far as the channels alone fall short: every extra part costs a row
+    // of partial sums and, past one part, the reduce kernel.
+    const std::int64_t units = batch * plan.tiles;
+    const std::int64_t wanted_blocks = std::int64_t(std::max(sm_count, 1)) * 1024 / threads;
+    const std::int64_t wanted_parts =
+        std::clamp<std::int64_t>(util::ceil_div(wanted_blocks, std::max<std::int64_t>(dim, 1)), 1, std::max<std::int64_t>(units, 1));
+    plan.units_per_part = std::max<std::int64_t>(1, util::ceil_div(units, wanted_parts));
+    plan.parts = std::max<std::int64_t>(1, util::ceil_div(units, plan.units_per_part));
+    return plan;
+}
+
+}  // namespace backward
+
+void backward_channel_first(Launcher& launcher, const Variant& variant, const BackwardArgs& args) {
+    const backward::Plan plan = backward::plan_channel_first(variant, args, launcher.multiprocessor_count());
+    backward::run(launcher, variant, args, plan, backward::make_params(variant, args));
+}
+
+}  // namespace cc1d::launch

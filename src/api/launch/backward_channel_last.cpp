@@ -1,0 +1,60 @@
+// Host side of bwd_channel_last.cu: blocks of CC1D_BWD_CL_THREADS_X channel threads by
+// a few time threads; each thread walks one (batch, chunk) unit backward in time.
+#include <algorithm>
+
+#include "api/launch/backward_plan.hpp"
+#include "api/launch/launch_util.hpp"
+
+namespace cc1d::launch {
+namespace backward {
+namespace {
+
+// Channels per thread, as bl_channels_per_thread() in the kernel: a 16-byte vector,
+// halved while the windows (channels x width registers each) exceed CC1D_BWD_CL_WINDOW.
+int channels_per_thread(const Variant& v) {
+    int c = util::vector_elems(v.x_dtype);
+    while (c > 1 && c * v.width > CC1D_BWD_CL_WINDOW) c /= 2;
+    return c;
+}
+
+// Blocks per multiprocessor the chunking aims for: the registers of a walking thread
+// (~130-170) allow about 3-4 blocks of 128 threads.
+constexpr std::int64_t kBlocksPerSm = 4;
+
+}  // namespace
+
+Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_count) {
+    const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
+    const int threads_x = CC1D_BWD_CL_THREADS_X;
+    const int threads_y = CC1D_BWD_CL_THREADS / CC1D_BWD_CL_THREADS_X;
+    Plan plan;
+    plan.block.x = static_cast<unsigned>(threads_x);
+    plan.block.y = static_cast<unsigned>(threads_y);
+    plan.channel_groups = util::ceil_div(dim, std::int64_t(threads_x) * channels_per_thread(variant));
+    plan.units_per_part = threads_y;   // one unit per thread; the block sums its threads_y
+
+    // Time is split only to make enough blocks: a shorter chunk re-reads K steps more of
+    // halo and adds partial rows. Halve from the longest chunk until the blocks reach
+    // 3/4 of the aim (a grid a little under one full wave beats one just over it).
+    const std::int64_t aim = std::int64_t(std::max(sm_count, 1)) * kBlocksPerSm;
+    auto blocks_for = [&](std::int64_t chunk) {
+        const std::int64_t units = batch * std::max<std::int64_t>(1, util::ceil_div(seqlen, chunk));
+        return plan.channel_groups * util::ceil_div(units, threads_y);
+    };
+    std::int64_t chunk = CC1D_BWD_CL_CHUNK;
+    while (chunk > CC1D_BWD_CL_MIN_CHUNK && blocks_for(chunk) * 4 < aim * 3) chunk /= 2;
+
+    plan.tile_len = chunk;
+    plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen, chunk));
+    plan.parts = std::max<std::int64_t>(1, util::ceil_div(batch * plan.tiles, threads_y));
+    return plan;
+}
+
+}  // namespace backward
+
+void backward_channel_last(Launcher& launcher, const Variant& variant, const BackwardArgs& args) {
+    const backward::Plan plan = backward::plan_channel_last(variant, args, launcher.multiprocessor_count());
+    backward::run(launcher, variant, args, plan, backward::make_params(variant, args));
+}
+
+}  // namespace cc1d::launch
