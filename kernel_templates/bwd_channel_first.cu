@@ -174,7 +174,7 @@ CC1D_DEVICE void bf_dinit(const cc1d_bwd_params& p, const bf_shared& s, const bf
     if (j >= t.L) acc += s.fin[j - t.L];   // final_states[i] = x̃[L-K+i] = initial_states[L+i] when L < K
 #endif
     x_t* dinit = reinterpret_cast<x_t*>(p.dinitial_states);
-    dinit[t.b * p.dinit_stride_b + t.d * p.dinit_stride_d + j * p.dinit_stride_k] = cc1d_from_float<x_t>(acc);
+    dinit[t.b * p.dinit_stride_b + t.d * p.dinit_stride_d + j * p.dinit_stride_k] = cc1d_to_x(acc);
 #else
     (void)p; (void)s; (void)t; (void)w;
 #endif
@@ -230,7 +230,7 @@ CC1D_DEVICE void bf_grad_pass(const cc1d_bwd_params& p, const bf_shared& s, cons
                     z = fmaf(w[k], win[e + k], z);
 #endif
                 }
-                gv *= cc1d_activation_grad(z);
+                gv *= cc1d_bwd_act_grad(z);
 #endif
 #if CC1D_HAS_SEQ_IDX
                 if (ids[e + CC1D_K] < 0) gv = 0.0f;   // padding: the output was forced to 0
@@ -282,7 +282,7 @@ CC1D_DEVICE void bf_grad_after(const cc1d_bwd_params& p, const bf_shared& s, con
 #endif
             z = fmaf(wk, cc1d_to_float(xs[m - CC1D_K + k]), z);
         }
-        gv *= cc1d_activation_grad(z);
+        gv *= cc1d_bwd_act_grad(z);
 #endif
 #if CC1D_HAS_SEQ_IDX
         if (s.ids[kBfHaloElems + m] < 0) gv = 0.0f;
@@ -322,7 +322,7 @@ CC1D_DEVICE void bf_dx_pass(const cc1d_bwd_params& p, const bf_shared& s, const 
             for (int c = 0; c < 4; ++c) ids[r * 4 + c] = (int)v.w[c];
         }
 #endif
-        cc1d_vec16 out;
+        float dx[CC1D_VEC];
 #pragma unroll
         for (int e = 0; e < CC1D_VEC; ++e) {
             float acc = 0.0f;
@@ -339,9 +339,11 @@ CC1D_DEVICE void bf_dx_pass(const cc1d_bwd_params& p, const bf_shared& s, const 
             const cc1d_i64 f = pos + e - (t.L - CC1D_K);
             if (f >= 0 && pos + e < t.L) acc += s.fin[f];
 #endif
-            cc1d_v16_set(out, e, cc1d_from_float<x_t>(acc));
+            dx[e] = acc;
         }
-        cc1d_v16_store(t.dxrow, p.dx_stride_l, pos, t.L, p.vector_ok != 0 && pos + CC1D_VEC <= t.L, out);
+        // Rounded to x_t two at a time where the hardware can (cc1d_v16_from_floats).
+        cc1d_v16_store(t.dxrow, p.dx_stride_l, pos, t.L, p.vector_ok != 0 && pos + CC1D_VEC <= t.L,
+                       cc1d_v16_from_floats(dx));
     }
 }
 

@@ -1,38 +1,35 @@
 // Causal conv1d backward, channel-last layout: x, dout and dx are stored (B, L, D), D contiguous.
 //
-// Block: blockDim.x threads along channels (the launcher uses CC1D_BWD_CL_THREADS_X) by
-// blockDim.y along time; block = group * channel_blocks + channel_block (flattened over x
-// and y). Thread (tx, ty) owns kBlCpt consecutive channels and walks the units
-// u = group * units_per_part + ty, + blockDim.y, ... ; a unit is (batch b, time chunk).
-// A warp reads kBlCpt * 32 consecutive channels of one time step per instruction, so
-// every access is coalesced, and a thread keeps its whole sliding window in registers:
-// no shared memory until the final dweight/dbias sums.
+// Block: blockDim.x threads along channels (CC1D_BWD_CL_THREADS_X) by blockDim.y along
+// time; block = group * channel_blocks + channel_block (flattened over x and y). Thread
+// (tx, ty) owns kBlCpt consecutive channels (a warp: one coalesced access per time step)
+// and walks the units u = group * units_per_part + ty, + blockDim.y, ... of (batch, chunk).
 //
 // The walk goes BACKWARD in time, one position s per step, from the chunk end + K - 1
 // down to the chunk start (down to -K in chunk 0 when initial_states are given):
-//   g[s]    = dout[s] * act'(z[s]), z[s] from x̃[s-K .. s]       (x loaded ahead, older)
-//   window  G = g[s .. s+K]                                       (shifted by one per step)
-//   dx[s]   = sum_k w[k] G[K-k] (+ dfinal near the row end)       (dinitial_states for s < 0)
-//   dw[k]  += x̃[s] * G[K-k],  db += g[s]                          (for the chunk's own s)
-// Writing dw[k] = sum_s x̃[s] g[s+K-k] this way needs x̃ only at the current position,
-// so without silu a thread holds one window (g) and with silu one more (x̃[s-K .. s]).
-// Terms across a sequence boundary (seq_idx) are dropped by comparing the ids of the two
-// positions of each term; the g of a padding position (id < 0) is 0.
+//   g[s]    = dout[s] * act'(z[s]), z[s] from the window x̃[s-K .. s]   (silu only)
+//   window  G = g[s .. s+K]                                           (shifted by one per step)
+//   dx[s]   = sum_k w[k] G[K-k] (+ dfinal near the row end)           (dinitial_states for s < 0)
+//   dw[k]  += x̃[s] * G[K-k],  db += g[s]                              (for the chunk's own s)
+// dw[k] = sum_s x̃[s] g[s+K-k] needs x̃ only at the current position: without silu a thread
+// holds one window (g), with silu one more (x̃). Terms across a sequence boundary are
+// dropped by comparing the ids of their two positions; a padding position (id < 0) has g = 0.
 //
-// Loads come in batches of kBlSteps time steps: every load of a batch is issued before
-// any of its values is used (kBlSteps * 2 * kBlCpt elements in flight per thread). With
-// silu the K oldest x of a batch carry over as the newest of the next one, so each x is
-// loaded once; steps past the walk's end only shift the windows (no stores, no sums).
+// Loads come in batches of kBlSteps steps. A thread issues every load of a batch before
+// it waits for any and parks them in its own shared-memory slots (nobody else reads them:
+// no barrier; consecutive threads, consecutive slots: no bank conflicts) -- on NVIDIA
+// sm_80+ with cp.async, which bypasses registers. It then walks the batch kBlUnroll steps
+// per loop iteration; the windows stay in registers with compile-time indices, and since
+// kBlUnroll >= K + 1 replaces every window entry per iteration they need no moves at the
+// back edge. A batch in shared memory rather than registers leaves more threads per SM
+// and more bytes in flight, and keeps the unrolled code (compile time) small.
 //
-// kBlCpt is a 16-byte vector of channels, halved while kBlCpt * width exceeds
-// CC1D_BWD_CL_WINDOW: the windows, weights and dw sums are each kBlCpt * width registers,
-// and a thread that needs more than ~128 registers costs the occupancy that keeps bytes
-// in flight. Narrower vectors stay coalesced across the warp.
-//
-// Threads whose channels are not 16-byte aligned (vector_ok == 0) or that own the tail
-// of D load and store element by element; the walk is the same.
+// kBlCpt is a 16-byte vector of channels, halved while kBlCpt * width > CC1D_BWD_CL_WINDOW
+// (windows, weights and dw sums are kBlCpt * width registers each). Unaligned rows
+// (vector_ok == 0) and the tail of D go element by element; the walk is the same.
 
-constexpr int bl_channels_per_thread() {
+// NVRTC compiles only device code: constexpr helpers need an execution space.
+__host__ __device__ constexpr int bl_channels_per_thread() {
     int c = CC1D_VEC;
     while (c > 1 && c * CC1D_WIDTH > CC1D_BWD_CL_WINDOW) c /= 2;
     return c;
@@ -40,30 +37,56 @@ constexpr int bl_channels_per_thread() {
 constexpr int kBlCpt = bl_channels_per_thread();
 constexpr int kBlBytes = kBlCpt * (int)sizeof(x_t);
 constexpr int kBlWords = (kBlBytes + 3) / 4;
-// Time steps per load batch: CC1D_BWD_CL_BATCH_BYTES of x per thread, but at most 32 x
-// values held as fp32 (16-bit inputs double in registers once converted) and 4..16 steps.
-constexpr int bl_steps() {
-    int n = CC1D_BWD_CL_BATCH_BYTES / kBlBytes;
-    if (n * kBlCpt > 32) n = 32 / kBlCpt;
-    return n < 4 ? 4 : (n > 16 ? 16 : n);
-}
-constexpr int kBlSteps = bl_steps();
-constexpr int kBlLook = CC1D_SILU ? CC1D_K : 0;      // x positions needed below the current one
-constexpr int kBlSlots = kBlSteps + CC1D_K;          // x window slots of one batch
-
-// A walking thread needs ~130-190 registers (windows, weights, sums, one batch of loads).
-// ptxas's default budget for a 128-thread bound squeezes such kernels to 128 or 168 with
-// small spills inside the walk; "at least one block per SM" lets it allocate what the
-// walk needs, which lands at 2-3 blocks of 128 threads per SM.
-#define BL_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CL_THREADS, 1)
-
-// kBlCpt elements of x_t as stored bits (16-bit elements packed two per word).
-struct bl_raw {
+constexpr int kBlAlign = kBlBytes >= 16 ? 16 : (kBlBytes >= 8 ? 8 : 4);
+// Steps per unrolled loop iteration: at least K + 1 (see above), a power of two.
+constexpr int kBlUnroll = CC1D_K + 1 <= 4 ? 4 : (CC1D_K + 1 <= 8 ? 8 : 16);
+// Shared memory for a block's staged batches (AMD: 64 KiB of LDS per CU, keep 3-4 blocks).
+#if defined(CC1D_BACKEND_HIP)
+constexpr int kBlStageBudget = 16384;
+#else
+constexpr int kBlStageBudget = 40960;
+#endif
+// cp.async (NVIDIA sm_80+): a deep batch costs shared memory, not the registers that bound
+// the threads per SM. Elsewhere loads land in registers first: a shallower batch.
+#if defined(CC1D_BACKEND_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define BL_ASYNC_STAGE 1
+#else
+#define BL_ASYNC_STAGE 0
+#endif
+constexpr bool kBlAsync = BL_ASYNC_STAGE && kBlBytes >= 4;   // cp.async moves 4, 8 or 16 bytes
+// kBlCpt elements of x_t as stored bits (16-bit pairs per word), aligned for one access.
+struct __attribute__((aligned(kBlAlign))) bl_raw {
     unsigned int w[kBlWords];
 };
-struct __attribute__((aligned(8))) bl_word2 {
-    unsigned int w[2];
-};
+constexpr int kBlSlotBytes = 2 * (int)sizeof(bl_raw) + (CC1D_HAS_SEQ_IDX ? 4 : 0);   // x, dout, id
+// Time steps per batch: CC1D_BWD_CL_(ASYNC_)BATCH_BYTES of x per thread, within the
+// shared memory budget and at most 32, in whole loop iterations.
+__host__ __device__ constexpr int bl_steps() {
+    int n = (kBlAsync ? CC1D_BWD_CL_ASYNC_BATCH_BYTES : CC1D_BWD_CL_BATCH_BYTES) / kBlBytes;
+    const int fit = kBlStageBudget / (CC1D_BWD_CL_THREADS * kBlSlotBytes);
+    if (n > fit) n = fit;
+    if (n > 32) n = 32;
+    n = n / kBlUnroll * kBlUnroll;
+    return n < kBlUnroll ? kBlUnroll : n;
+}
+constexpr int kBlSteps = bl_steps();
+// With silu the staged x (and id) of step s is x̃[s - 1 - K], the one the window takes in
+// after s; without silu it is x̃[s] itself.
+constexpr int kBlAhead = CC1D_SILU ? CC1D_K + 1 : 0;
+constexpr int kBlLook = CC1D_SILU ? CC1D_K : 0;   // x positions below s_bot still needed
+constexpr int kBlIds = CC1D_SILU ? 2 * CC1D_K + 1 : CC1D_K + 1;   // id window length
+constexpr int kBlStageBytes = kBlSteps * CC1D_BWD_CL_THREADS * kBlSlotBytes;
+constexpr int kBlSumsBytes = CC1D_BWD_CL_THREADS * kBlCpt * (CC1D_WIDTH + 1) * 4;
+constexpr int kBlSharedBytes = kBlStageBytes > kBlSumsBytes ? kBlStageBytes : kBlSumsBytes;
+
+// A block's shared memory (up to 40 KiB) already caps an SM at 4-5 blocks, and ptxas left
+// alone spends far more registers than the walk needs (it hoists shared loads): asking
+// for 4 blocks (<= 128 registers) costs no occupancy and keeps widths <= 8 spill-free.
+#if CC1D_WIDTH > 8
+#define BL_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CL_THREADS, 1)
+#else
+#define BL_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CL_THREADS, 4)
+#endif
 
 CC1D_DEVICE bl_raw bl_raw_zero() {
     bl_raw r;
@@ -92,52 +115,25 @@ struct bl_lane {
     bool vec;      // one aligned access per time step
 };
 
-// kBlCpt channels at `at` (channel c0 of one time step), stride `sc` between channels.
+// kBlCpt channels at `at` (channel c0 of one time step), stride `sc` between channels:
+// one access when the lane is aligned (a copy of the aligned bl_raw compiles to a single
+// 4/8/16-byte load or store), else element by element.
 CC1D_DEVICE bl_raw bl_load(const x_t* at, cc1d_i64 sc, const bl_lane& lane) {
+    if (lane.vec && kBlBytes >= 4) return *reinterpret_cast<const bl_raw*>(at);
     bl_raw r = bl_raw_zero();
-    if (lane.vec) {
-        if constexpr (kBlBytes == 16) {
-            const cc1d_vec16 v = *reinterpret_cast<const cc1d_vec16*>(at);
-#pragma unroll
-            for (int i = 0; i < 4; ++i) r.w[i] = v.w[i];
-        } else if constexpr (kBlBytes == 8) {
-            const bl_word2 v = *reinterpret_cast<const bl_word2*>(at);
-            r.w[0] = v.w[0];
-            r.w[1] = v.w[1];
-        } else if constexpr (kBlBytes == 4) {
-            r.w[0] = *reinterpret_cast<const unsigned int*>(at);
-        } else {
-            r.w[0] = *reinterpret_cast<const unsigned short*>(at);
-        }
-        return r;
-    }
 #pragma unroll
     for (int e = 0; e < kBlCpt; ++e)
-        if (e < lane.n) bl_set(r, e, at[e * sc]);
+        if (e < lane.n) bl_set(r, e, at[e * (lane.vec ? 1 : sc)]);
     return r;
 }
 CC1D_DEVICE void bl_store(x_t* at, cc1d_i64 sc, const bl_lane& lane, const bl_raw& r) {
-    if (lane.vec) {
-        if constexpr (kBlBytes == 16) {
-            cc1d_vec16 v;
-#pragma unroll
-            for (int i = 0; i < 4; ++i) v.w[i] = r.w[i];
-            *reinterpret_cast<cc1d_vec16*>(at) = v;
-        } else if constexpr (kBlBytes == 8) {
-            bl_word2 v;
-            v.w[0] = r.w[0];
-            v.w[1] = r.w[1];
-            *reinterpret_cast<bl_word2*>(at) = v;
-        } else if constexpr (kBlBytes == 4) {
-            *reinterpret_cast<unsigned int*>(at) = r.w[0];
-        } else {
-            *reinterpret_cast<unsigned short*>(at) = (unsigned short)r.w[0];
-        }
+    if (lane.vec && kBlBytes >= 4) {
+        *reinterpret_cast<bl_raw*>(at) = r;
         return;
     }
 #pragma unroll
     for (int e = 0; e < kBlCpt; ++e)
-        if (e < lane.n) at[e * sc] = cc1d_of_bits<x_t>(sizeof(x_t) == 4 ? r.w[e] : (r.w[e >> 1] >> ((e & 1) * 16)) & 0xffffu);
+        if (e < lane.n) at[e * (lane.vec ? 1 : sc)] = cc1d_of_bits<x_t>(sizeof(x_t) == 4 ? r.w[e] : (r.w[e >> 1] >> ((e & 1) * 16)) & 0xffffu);
 }
 
 // What one walk needs of its row.
@@ -195,7 +191,7 @@ CC1D_DEVICE void bl_emit_dx(const cc1d_bwd_params& p, const bl_row& row, const b
     if (s >= 0) {
         bl_raw r = bl_raw_zero();
 #pragma unroll
-        for (int e = 0; e < kBlCpt; ++e) bl_set(r, e, cc1d_from_float<x_t>(acc[e]));
+        for (int e = 0; e < kBlCpt; ++e) bl_set(r, e, cc1d_to_x(acc[e]));
         bl_store(dx, p.dx_stride_d, lane, r);
         return;
     }
@@ -205,7 +201,7 @@ CC1D_DEVICE void bl_emit_dx(const cc1d_bwd_params& p, const bl_row& row, const b
                      (s + CC1D_K) * p.dinit_stride_k;
 #pragma unroll
         for (int e = 0; e < kBlCpt; ++e)
-            if (e < lane.n) dinit[e * p.dinit_stride_d] = cc1d_from_float<x_t>(acc[e]);
+            if (e < lane.n) dinit[e * p.dinit_stride_d] = cc1d_to_x(acc[e]);
     }
 #endif
 }
@@ -218,12 +214,114 @@ struct bl_state {
     float db[kBlCpt];
 };
 
+// The thread's slots in shared memory: step n of a batch at [n * CC1D_BWD_CL_THREADS + tid].
+struct bl_stage {
+    bl_raw* x;
+    bl_raw* d;
+    int* id;
+    int tid;
+};
+
 // A 64-bit distance in steps as a small int in [-1, kBlSteps]: the per-step tests of a
-// batch then compare compile-time step numbers with 32-bit bounds computed once.
+// batch then compare step numbers with 32-bit bounds computed once per batch.
 CC1D_DEVICE int bl_steps_bound(cc1d_i64 v) { return v < -1 ? -1 : (v > kBlSteps ? kBlSteps : (int)v); }
 
+#if BL_ASYNC_STAGE
+// `bytes` (BYTES or 0) from global memory to this thread's shared slot, the rest of BYTES
+// zero-filled, asynchronously (sm_80+). With 0 nothing is read.
+template <int BYTES> CC1D_DEVICE void bl_copy_async(void* slot, const void* from, unsigned int bytes) {
+    const unsigned int to = (unsigned int)__cvta_generic_to_shared(slot);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(to), "l"(from), "n"(BYTES), "r"(bytes) : "memory");
+}
+#endif
+
+// Loads of a register-staged batch in flight at once: 32 registers' worth, or just 4
+// where cp.async stages the aligned rows and this path only serves unaligned rows and
+// the tail of D (registers are allocated for the costliest path of a kernel).
+__host__ __device__ constexpr int bl_group() {
+    const int n = kBlAsync ? 4 : 32 / (2 * kBlWords);
+    return n < kBlSteps ? n : kBlSteps;
+}
+constexpr int kBlGroup = bl_group();
+
+// Loads the batch whose steps are the positions q0 .. q0 + kBlSteps - 1: slot n gets
+// dout[q0 + n] and x̃ / id at q0 + n - kBlAhead. Slots a walk never reads (below s_bot)
+// get zeros without a load. Every load of a group (with cp.async: of the batch) is
+// issued before the first one is waited for.
+CC1D_DEVICE void bl_stage_batch(const cc1d_bwd_params& p, const bl_row& row, const bl_lane& lane, cc1d_i64 q0,
+                                cc1d_i64 s_bot, const bl_stage& st) {
+    const cc1d_i64 x_first = q0 - kBlAhead;
+    // Slots n >= n_x hold an x that is used; from n_x0 on it lies at a position >= 0.
+    const int n_x = bl_steps_bound(s_bot - kBlLook - x_first);
+    const int n_x0 = bl_steps_bound(-x_first) > n_x ? bl_steps_bound(-x_first) : n_x;
+    const int n_d = bl_steps_bound((s_bot > 0 ? s_bot : 0) - q0);   // dout used and at a position >= 0
+#if BL_ASYNC_STAGE
+    if (kBlAsync && lane.vec) {
+        // No destination registers: a rolled loop keeps every copy in flight just the same,
+        // without the compiler precomputing all the addresses at once.
+        const x_t* px = row.x + x_first * p.x_stride_l;
+        const x_t* pd = row.dout + q0 * p.dout_stride_l;
+#pragma unroll 2
+        for (int n = 0; n < kBlSteps; ++n) {
+            const int slot = n * CC1D_BWD_CL_THREADS + st.tid;
+            // Unused or before the row start: copy nothing from a valid address (the row's).
+            if (n >= n_x0 || n < n_x) bl_copy_async<kBlBytes>(st.x + slot, n >= n_x0 ? px : row.x, n >= n_x0 ? kBlBytes : 0);
+            bl_copy_async<kBlBytes>(st.d + slot, n >= n_d ? pd : row.dout, n >= n_d ? kBlBytes : 0);
+#if CC1D_HAS_SEQ_IDX
+            if (n >= n_x0 || n < n_x) bl_copy_async<4>(st.id + slot, n >= n_x0 ? row.seq + (x_first + n) * p.seq_stride_l : row.seq, n >= n_x0 ? 4 : 0);
+#endif
+            px += p.x_stride_l;
+            pd += p.dout_stride_l;
+        }
+        // Each thread reads only its own slots: waiting for its own copies is enough.
+        asm volatile("cp.async.wait_all;" ::: "memory");
+    } else
+#endif
+    {
+#pragma unroll 1
+        for (int n0 = 0; n0 < kBlSteps; n0 += kBlGroup) {
+            bl_raw rx[kBlGroup], rd[kBlGroup];
+            int rid[kBlGroup];
+            (void)rid;
+#pragma unroll
+            for (int j = 0; j < kBlGroup; ++j) {
+                const int n = n0 + j;
+                rx[j] = rd[j] = bl_raw_zero();
+                rid[j] = -1;
+                if (n >= n_x0 && n < kBlSteps) {
+                    rx[j] = bl_load(row.x + (x_first + n) * p.x_stride_l, p.x_stride_d, lane);
+                    rid[j] = bl_id_at(p, row, x_first + n);
+                }
+                if (n >= n_d && n < kBlSteps) rd[j] = bl_load(row.dout + (q0 + n) * p.dout_stride_l, p.dout_stride_d, lane);
+            }
+#pragma unroll
+            for (int j = 0; j < kBlGroup; ++j) {
+                const int n = n0 + j;
+                if (n >= kBlSteps) break;
+                const int slot = n * CC1D_BWD_CL_THREADS + st.tid;
+                if (n >= n_x0 || n < n_x) st.x[slot] = rx[j];
+                st.d[slot] = rd[j];
+#if CC1D_HAS_SEQ_IDX
+                if (n >= n_x0 || n < n_x) st.id[slot] = rid[j];
+#endif
+            }
+        }
+    }
+    // x̃ before the row start (chunk 0): initial_states or zeros, and the id of the first
+    // sequence. At most K + kBlAhead slots, once per row.
+#pragma unroll 1
+    for (int n = n_x > 0 ? n_x : 0; n < n_x0; ++n) {
+        const int slot = n * CC1D_BWD_CL_THREADS + st.tid;
+        st.x[slot] = bl_load_x(p, row, lane, x_first + n);
+#if CC1D_HAS_SEQ_IDX
+        st.id[slot] = bl_id_at(p, row, x_first + n);
+#endif
+    }
+}
+
 // One unit: chunk [t_begin, t_end) of row b, walked backward (see the header comment).
-CC1D_DEVICE void bl_walk(const cc1d_bwd_params& p, const bl_row& row, const bl_lane& lane, cc1d_i64 chunk, bl_state& st) {
+CC1D_DEVICE void bl_walk(const cc1d_bwd_params& p, const bl_row& row, const bl_lane& lane, cc1d_i64 chunk,
+                         const bl_stage& stage, bl_state& st) {
     const cc1d_i64 L = row.L;
     const cc1d_i64 t_begin = chunk * p.tile_len;
     const cc1d_i64 t_end = t_begin + p.tile_len < L ? t_begin + p.tile_len : L;
@@ -231,136 +329,140 @@ CC1D_DEVICE void bl_walk(const cc1d_bwd_params& p, const bl_row& row, const bl_l
     const cc1d_i64 s_top = (t_end + CC1D_K < L ? t_end + CC1D_K : L) - 1;
     // Last position walked: chunk 0 continues into x̃[-K .. -1] (initial_states) for dw and dinit.
     const cc1d_i64 s_bot = (CC1D_HAS_INITIAL_STATES && chunk == 0) ? -CC1D_K : t_begin;
-    const cc1d_i64 xs = p.x_stride_l, ds = p.dout_stride_l, os = p.dx_stride_l;
 
-    float G[CC1D_K + 1][kBlCpt];   // G[i] = g[s + i] after step s
-    int S[CC1D_K + 1];             // S[i] = id of s + i
+    float G[CC1D_K + 1][kBlCpt];   // G[i] = g[s + i]
 #pragma unroll
-    for (int i = 0; i <= CC1D_K; ++i) {
-        S[i] = -1;
+    for (int i = 0; i <= CC1D_K; ++i)
 #pragma unroll
         for (int c = 0; c < kBlCpt; ++c) G[i][c] = 0.0f;
-    }
-    // X[m] = x̃[sb - kBlSteps + 1 - K + m] for the batch with top position sb; SX its ids.
-    float X[kBlSlots][kBlCpt];
-    int SX[kBlSlots];
+#if CC1D_HAS_SEQ_IDX
+    int ids[kBlIds];   // silu: ids[m] = id(s - K + m); else ids[j] = id(s + j)
+#pragma unroll
+    for (int m = 0; m < kBlIds; ++m) ids[m] = -1;
+#endif
 #if CC1D_SILU
-    // The first batch's newest K (later batches get them carried over).
+    float XW[CC1D_K + 1][kBlCpt];   // XW[i] = x̃[s - i]: the first step's window, loaded here
 #pragma unroll
-    for (int m = 0; m < CC1D_K; ++m) {
-        const cc1d_i64 q = s_top - CC1D_K + 1 + m;
-        const bl_raw r = q >= s_bot - kBlLook ? bl_load_x(p, row, lane, q) : bl_raw_zero();
-        SX[kBlSteps + m] = bl_id_at(p, row, q);
+    for (int i = 0; i <= CC1D_K; ++i) {
+        const cc1d_i64 q = s_top - i;
+        const bl_raw r = q >= s_bot - CC1D_K ? bl_load_x(p, row, lane, q) : bl_raw_zero();
 #pragma unroll
-        for (int c = 0; c < kBlCpt; ++c) X[kBlSteps + m][c] = bl_float(r, c);
+        for (int c = 0; c < kBlCpt; ++c) XW[i][c] = bl_float(r, c);
+#if CC1D_HAS_SEQ_IDX
+        ids[CC1D_K - i] = bl_id_at(p, row, q);
+#endif
     }
 #endif
 
     for (cc1d_i64 sb = s_top; sb >= s_bot; sb -= kBlSteps) {
-        // Load n of the batch: x (and id) at q0 - kBlLook + n into slot K - kBlLook + n, dout at
-        // q0 + n (step kBlSteps - 1 - n). Running pointers: one 64-bit add per load.
         const cc1d_i64 q0 = sb - kBlSteps + 1;
-        const int n_x = bl_steps_bound(s_bot - q0);                         // first x needed
-        const int n_x0 = bl_steps_bound(kBlLook - q0);                      // first x at a position >= 0
-        const int n_d = bl_steps_bound((s_bot > 0 ? s_bot : 0) - q0);       // first dout needed
-        const x_t* px = row.x + (q0 - kBlLook) * xs;
-        const x_t* pd = row.dout + q0 * ds;
-        bl_raw rx[kBlSteps], rd[kBlSteps];
-        int rid[kBlSteps];
-#pragma unroll
-        for (int n = 0; n < kBlSteps; ++n) {
-            rx[n] = rd[n] = bl_raw_zero();
-            if (n >= n_x) rx[n] = n >= n_x0 ? bl_load(px, p.x_stride_d, lane) : bl_load_x(p, row, lane, q0 - kBlLook + n);
-            if (n >= n_d) rd[n] = bl_load(pd, p.dout_stride_d, lane);
-            rid[n] = bl_id_at(p, row, q0 - kBlLook + n);
-            px += xs;
-            pd += ds;
-        }
-#pragma unroll
-        for (int n = 0; n < kBlSteps; ++n) {
-            SX[CC1D_K - kBlLook + n] = rid[n];
-#pragma unroll
-            for (int c = 0; c < kBlCpt; ++c) X[CC1D_K - kBlLook + n][c] = bl_float(rx[n], c);
-        }
+        bl_stage_batch(p, row, lane, q0, s_bot, stage);
 
-        // ---- the batch's steps, newest position first: step i is position s = sb - i ----
+        // Step i is position s = sb - i; its slot is kBlSteps - 1 - i.
         const int i_own = bl_steps_bound(sb - t_end + 1);     // s < t_end from here on
         const int i_bot = bl_steps_bound(sb - s_bot);         // s >= s_bot up to here
         const int i_pos = bl_steps_bound(sb);                 // s >= 0 up to here
         const int i_fin = bl_steps_bound(sb - (L - CC1D_K));  // s >= L - K up to here
-        x_t* pdx = row.dx + sb * os;
+        x_t* pdx = row.dx + sb * p.dx_stride_l;
+#pragma unroll 1
+        for (int i0 = 0; i0 < kBlSteps && i0 <= i_bot; i0 += kBlUnroll) {
 #pragma unroll
-        for (int i = 0; i < kBlSteps; ++i, pdx -= os) {
-            const int xi = kBlSteps - 1 - i + CC1D_K;   // slot of x̃[s]
-            const int di = kBlSteps - 1 - i;            // rd index of dout[s]
-            float gs[kBlCpt];
-#pragma unroll
-            for (int c = 0; c < kBlCpt; ++c) {
-                float gv = bl_float(rd[di], c);
+            for (int j = 0; j < kBlUnroll; ++j) {
+                const int i = i0 + j;
+                const int slot = (kBlSteps - 1 - i) * CC1D_BWD_CL_THREADS + stage.tid;
+                const bl_raw dr = stage.d[slot];
 #if CC1D_SILU
-                float z = st.bias[c];
-#pragma unroll
-                for (int k = 0; k <= CC1D_K; ++k) {
-#if CC1D_HAS_SEQ_IDX
-                    z = fmaf(SX[xi - CC1D_K + k] == SX[xi] ? st.w[c][k] : 0.0f, X[xi - CC1D_K + k][c], z);
+                const int me = CC1D_K;   // ids index of s
 #else
-                    z = fmaf(st.w[c][k], X[xi - CC1D_K + k][c], z);
-#endif
-                }
-                gv *= cc1d_activation_grad(z);
-#endif
+                const bl_raw xr = stage.x[slot];   // x̃[s]
 #if CC1D_HAS_SEQ_IDX
-                if (SX[xi] < 0) gv = 0.0f;   // padding: the output was forced to 0
+#pragma unroll
+                for (int m = CC1D_K; m > 0; --m) ids[m] = ids[m - 1];
+                ids[0] = stage.id[slot];
 #endif
-                gs[c] = i <= i_pos ? gv : 0.0f;
-            }
-#pragma unroll
-            for (int k = CC1D_K; k > 0; --k) {
-                S[k] = S[k - 1];
-#pragma unroll
-                for (int c = 0; c < kBlCpt; ++c) G[k][c] = G[k - 1][c];
-            }
-            S[0] = SX[xi];
-#pragma unroll
-            for (int c = 0; c < kBlCpt; ++c) G[0][c] = gs[c];
-
-            if (i >= i_own && i <= i_bot) {   // the chunk's own position (or x̃[s < 0] in chunk 0)
-                float acc[kBlCpt];
+                const int me = 0;
+#endif
+                (void)me;
+                float gs[kBlCpt];
 #pragma unroll
                 for (int c = 0; c < kBlCpt; ++c) {
-                    acc[c] = 0.0f;
+                    float gv = bl_float(dr, c);
+#if CC1D_SILU
+                    float z = st.bias[c];
 #pragma unroll
                     for (int k = 0; k <= CC1D_K; ++k) {
 #if CC1D_HAS_SEQ_IDX
-                        const float gk = S[CC1D_K - k] == S[0] ? G[CC1D_K - k][c] : 0.0f;
+                        z = fmaf(ids[k] == ids[me] ? st.w[c][k] : 0.0f, XW[CC1D_K - k][c], z);
 #else
-                        const float gk = G[CC1D_K - k][c];
+                        z = fmaf(st.w[c][k], XW[CC1D_K - k][c], z);
 #endif
-                        acc[c] = fmaf(st.w[c][k], gk, acc[c]);
-                        st.dw[c][k] = fmaf(X[xi][c], gk, st.dw[c][k]);   // x̃[s] * g[s+K-k]
                     }
-                    st.db[c] += gs[c];
+                    gv *= cc1d_bwd_act_grad(z);
+#endif
+#if CC1D_HAS_SEQ_IDX
+                    if (ids[me] < 0) gv = 0.0f;   // padding: the output was forced to 0
+#endif
+                    gs[c] = i <= i_pos ? gv : 0.0f;
                 }
-                bl_emit_dx(p, row, lane, sb - i, i <= i_fin, pdx, acc);
+#pragma unroll
+                for (int k = CC1D_K; k > 0; --k)
+#pragma unroll
+                    for (int c = 0; c < kBlCpt; ++c) G[k][c] = G[k - 1][c];
+#pragma unroll
+                for (int c = 0; c < kBlCpt; ++c) G[0][c] = gs[c];
+
+                if (i >= i_own && i <= i_bot) {   // the chunk's own position (or x̃[s < 0] in chunk 0)
+                    float acc[kBlCpt];
+#pragma unroll
+                    for (int c = 0; c < kBlCpt; ++c) {
+#if CC1D_SILU
+                        const float xs = XW[0][c];
+#else
+                        const float xs = bl_float(xr, c);
+#endif
+                        acc[c] = 0.0f;
+#pragma unroll
+                        for (int k = 0; k <= CC1D_K; ++k) {
+#if CC1D_HAS_SEQ_IDX
+                            // id(s + K - k) against id(s)
+                            const float gk = ids[me + CC1D_K - k] == ids[me] ? G[CC1D_K - k][c] : 0.0f;
+#else
+                            const float gk = G[CC1D_K - k][c];
+#endif
+                            acc[c] = fmaf(st.w[c][k], gk, acc[c]);
+                            st.dw[c][k] = fmaf(xs, gk, st.dw[c][k]);   // x̃[s] * g[s+K-k]
+                        }
+                        st.db[c] += gs[c];
+                    }
+                    bl_emit_dx(p, row, lane, sb - i, i <= i_fin, pdx, acc);
+                }
+#if CC1D_SILU
+                // On to s - 1: x̃[s-1-K] (and its id) enter the window.
+                const bl_raw xr = stage.x[slot];
+#pragma unroll
+                for (int k = 0; k < CC1D_K; ++k)
+#pragma unroll
+                    for (int c = 0; c < kBlCpt; ++c) XW[k][c] = XW[k + 1][c];
+#pragma unroll
+                for (int c = 0; c < kBlCpt; ++c) XW[CC1D_K][c] = bl_float(xr, c);
+#if CC1D_HAS_SEQ_IDX
+#pragma unroll
+                for (int m = kBlIds - 1; m > 0; --m) ids[m] = ids[m - 1];
+                ids[0] = stage.id[slot];
+#endif
+#endif
+                pdx -= p.dx_stride_l;
             }
         }
-
-#if CC1D_SILU
-        // The batch's K oldest x are the next batch's newest.
-#pragma unroll
-        for (int m = 0; m < CC1D_K; ++m) {
-            SX[kBlSteps + m] = SX[m];
-#pragma unroll
-            for (int c = 0; c < kBlCpt; ++c) X[kBlSteps + m][c] = X[m][c];
-        }
-#endif
     }
 }
 
 // Sums of the blockDim.y threads of each channel, in index order, then out via cc1d_bwd_emit.
+// `red` aliases the staging slots, hence the barrier first.
 CC1D_DEVICE void bl_block_sums(const cc1d_bwd_params& p, float* red, cc1d_i64 part, const bl_lane& lane, const bl_state& st) {
     const int bx = blockDim.x, by = blockDim.y, tx = threadIdx.x, ty = threadIdx.y;
     constexpr int kSums = kBlCpt * CC1D_BWD_SUMS;   // per thread: [channel][k]
+    __syncthreads();
 #pragma unroll
     for (int c = 0; c < kBlCpt; ++c)
 #pragma unroll
@@ -377,7 +479,7 @@ CC1D_DEVICE void bl_block_sums(const cc1d_bwd_params& p, float* red, cc1d_i64 pa
 }
 
 extern "C" __global__ void BL_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
-    __shared__ float bl_red[CC1D_BWD_CL_THREADS * kBlCpt * CC1D_BWD_SUMS];
+    __shared__ cc1d_vec16 bl_smem[(kBlSharedBytes + 15) / 16];
 
     const cc1d_i64 per_block = (cc1d_i64)blockDim.x * kBlCpt;
     const cc1d_i64 channel_blocks = (p.dim + per_block - 1) / per_block;
@@ -392,6 +494,12 @@ extern "C" __global__ void BL_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
     const cc1d_i64 left = p.dim - lane.c0;
     lane.n = left <= 0 ? 0 : (left < kBlCpt ? (int)left : kBlCpt);
     lane.vec = p.vector_ok != 0 && lane.n == kBlCpt;
+
+    bl_stage stage;
+    stage.x = reinterpret_cast<bl_raw*>(bl_smem);
+    stage.d = stage.x + kBlSteps * CC1D_BWD_CL_THREADS;
+    stage.id = reinterpret_cast<int*>(stage.d + kBlSteps * CC1D_BWD_CL_THREADS);
+    stage.tid = (int)(threadIdx.y * blockDim.x + threadIdx.x);
 
     bl_state st;
 #pragma unroll
@@ -421,10 +529,10 @@ extern "C" __global__ void BL_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
             row.dout = reinterpret_cast<const x_t*>(p.dout) + row.b * p.dout_stride_b + lane.c0 * p.dout_stride_d;
             row.dx = reinterpret_cast<x_t*>(p.dx) + row.b * p.dx_stride_b + lane.c0 * p.dx_stride_d;
             row.seq = CC1D_HAS_SEQ_IDX ? p.seq_idx + row.b * p.seq_stride_b : 0;
-            bl_walk(p, row, lane, u - row.b * p.tiles, st);
+            bl_walk(p, row, lane, u - row.b * p.tiles, stage, st);
         }
     }
-    bl_block_sums(p, bl_red, group, lane, st);
+    bl_block_sums(p, reinterpret_cast<float*>(bl_smem), group, lane, st);
 }
 
 extern "C" __global__ void __launch_bounds__(CC1D_REDUCE_THREADS) CC1D_ENTRY_REDUCE(cc1d_bwd_params p) {

@@ -214,6 +214,19 @@ CC1D_DEVICE void cc1d_v16_store(x_t* row, cc1d_i64 stride, cc1d_i64 pos, cc1d_i6
 // sums the partial rows afterwards, always in the same order (bit-identical results).
 #define CC1D_BWD_SUMS (CC1D_WIDTH + 1)
 
+// d act / d z with an approximate reciprocal (about 2 ulp, far inside every tolerance):
+// cc1d_activation_grad's IEEE division is a slow-path call per element. For z below
+// about -88 the reciprocal of inf is 0, the right limit.
+CC1D_DEVICE float cc1d_bwd_act_grad(float z) {
+#if CC1D_SILU
+    const float s = __fdividef(1.0f, 1.0f + cc1d_exp(-z));
+    return s * (1.0f + z * (1.0f - s));
+#else
+    (void)z;
+    return 1.0f;
+#endif
+}
+
 // Element (d, k) of dweight, or of dbias for k == CC1D_WIDTH; null when dbias is absent.
 CC1D_DEVICE void* cc1d_bwd_dw_element(const cc1d_bwd_params& p, cc1d_i64 d, int k) {
     const cc1d_i64 off = k < CC1D_WIDTH ? d * p.dw_stride_d + k * p.dw_stride_k : d * p.db_stride;

@@ -13,8 +13,10 @@
 // 110-250 registers (spills from width 8 on in 16-bit types), which caps occupancy and
 // bytes in flight; here a thread holds one channel, so every width stays small.
 //
-// Rows that are not 16-byte aligned (vector_ok == 0) and the vector that crosses D load
-// and store element by element; the compute phase does not change.
+// A tile whose rows are not 16-byte aligned (vector_ok == 0) or that reaches past D loads
+// and stores element by element (still coalesced: consecutive threads, consecutive
+// channels); the compute phase does not change. Deciding per tile keeps the per-element
+// code out of the vector path, whose register count sets the occupancy.
 // Grid: (channel groups, time tiles, batch) flattened, channel groups fastest so
 // neighbouring blocks touch neighbouring memory.
 
@@ -33,40 +35,76 @@ struct ClTile {
     cc1d_i64 b, t0, c0;   // batch row, first time step, first channel of the tile
 };
 
-// Raw x̃[b, t, c .. c+VEC) for any t >= -K (zeros past L, past D, and before the row
-// start unless initial_states are given).
-CC1D_DEVICE cc1d_vec16 cl_load_vec(const cc1d_fwd_params& p, const ClTile& tile, cc1d_i64 t, cc1d_i64 c) {
-    cc1d_vec16 v = cc1d_v16_zero();
-    if (t >= p.seqlen) return v;
+constexpr int kClInElems = kClInVecs * CC1D_VEC;
+
+// x̃[b, t, c] for any t >= -K, c < D (zeros past L and, without initial_states, before
+// the row start). Channels are adjacent: the layout check guarantees stride(D) == 1
+// whenever D > 1.
+CC1D_DEVICE x_t cl_load_elem(const cc1d_fwd_params& p, const ClTile& tile, cc1d_i64 t, cc1d_i64 c) {
+    if (t >= p.seqlen) return cc1d_of_bits<x_t>(0u);
     if (t < 0) {
 #if CC1D_HAS_INITIAL_STATES
-        const x_t* init = reinterpret_cast<const x_t*>(p.initial_states) + tile.b * p.init_stride_b +
-                          (t + CC1D_K) * p.init_stride_k;
-#pragma unroll
-        for (int e = 0; e < CC1D_VEC; ++e)
-            if (c + e < p.dim) cc1d_v16_set(v, e, init[(c + e) * p.init_stride_d]);
+        const x_t* init = reinterpret_cast<const x_t*>(p.initial_states);
+        return init[tile.b * p.init_stride_b + c * p.init_stride_d + (t + CC1D_K) * p.init_stride_k];
+#else
+        return cc1d_of_bits<x_t>(0u);
 #endif
-        return v;
     }
-    // Channels are adjacent: the layout check guarantees stride(D) == 1 whenever D > 1.
-    const x_t* row = reinterpret_cast<const x_t*>(p.x) + tile.b * p.x_stride_b + t * p.x_stride_l + c;
-    if (p.vector_ok && c + CC1D_VEC <= p.dim) return cc1d_v16_load_aligned(row);
-#pragma unroll
-    for (int e = 0; e < CC1D_VEC; ++e)
-        if (c + e < p.dim) cc1d_v16_set(v, e, row[e]);
-    return v;
+    return reinterpret_cast<const x_t*>(p.x)[tile.b * p.x_stride_b + t * p.x_stride_l + c];
 }
 
-CC1D_DEVICE void cl_store_vec(const cc1d_fwd_params& p, const ClTile& tile, cc1d_i64 t, cc1d_i64 c,
-                              const cc1d_vec16& v) {
-    x_t* row = reinterpret_cast<x_t*>(p.out) + tile.b * p.out_stride_b + t * p.out_stride_l + c;
-    if (p.vector_ok && c + CC1D_VEC <= p.dim) {
-        cc1d_v16_store_global(row, v);
-        return;
+// Phase 1, vector tiles: x rows t0-K .. t0+rows-1 as 16-byte vectors, every load issued
+// before the first shared store. Rows before the row start are zeros here; with
+// initial_states cl_load_init overwrites them after a barrier.
+CC1D_DEVICE void cl_load_vectors(const cc1d_fwd_params& p, const ClTile& tile, cc1d_vec16* s_in) {
+    const x_t* x = reinterpret_cast<const x_t*>(p.x) + tile.b * p.x_stride_b + tile.c0;
+    cc1d_vec16 v[kClLoads];
+#pragma unroll
+    for (int m = 0; m < kClLoads; ++m) {
+        const int i = threadIdx.x + m * CC1D_FWD_CL_THREADS;
+        const int row = i / kClRowVecs, col = i - row * kClRowVecs;
+        const cc1d_i64 t = tile.t0 - CC1D_K + row;
+        v[m] = i < kClInVecs && t >= 0 && t < p.seqlen ? cc1d_v16_load_aligned(x + t * p.x_stride_l + col * CC1D_VEC)
+                                                        : cc1d_v16_zero();
     }
 #pragma unroll
-    for (int e = 0; e < CC1D_VEC; ++e)
-        if (c + e < p.dim) row[e] = cc1d_v16_raw(v, e);
+    for (int m = 0; m < kClLoads; ++m) {
+        const int i = threadIdx.x + m * CC1D_FWD_CL_THREADS;
+        if (i < kClInVecs) cc1d_v16_store_aligned(&s_in[i], v[m]);
+    }
+}
+
+// Phase 1, other tiles: element by element.
+CC1D_DEVICE void cl_load_elements(const cc1d_fwd_params& p, const ClTile& tile, x_t* s_in) {
+#pragma unroll 4
+    for (int e = threadIdx.x; e < kClInElems; e += CC1D_FWD_CL_THREADS) {
+        const int row = e / kClChannels, c = e - row * kClChannels;
+        s_in[e] = tile.c0 + c < p.dim ? cl_load_elem(p, tile, tile.t0 - CC1D_K + row, tile.c0 + c)
+                                      : cc1d_of_bits<x_t>(0u);
+    }
+}
+
+// Phase 3: the output tile, rows before L, channels before D.
+CC1D_DEVICE void cl_store(const cc1d_fwd_params& p, const ClTile& tile, bool vector_tile, const cc1d_vec16* s_out) {
+    x_t* out = reinterpret_cast<x_t*>(p.out) + tile.b * p.out_stride_b + tile.c0;
+    if (vector_tile) {
+#pragma unroll
+        for (int m = 0; m < kClStores; ++m) {
+            const int i = threadIdx.x + m * CC1D_FWD_CL_THREADS;
+            const int row = i / kClRowVecs, col = i - row * kClRowVecs;
+            const cc1d_i64 t = tile.t0 + row;
+            if (t < p.seqlen)
+                cc1d_v16_store_global(out + t * p.out_stride_l + col * CC1D_VEC, cc1d_v16_load_aligned(&s_out[i]));
+        }
+    } else {
+        const x_t* elems = reinterpret_cast<const x_t*>(s_out);
+#pragma unroll 4
+        for (int e = threadIdx.x; e < kClRows * kClChannels; e += CC1D_FWD_CL_THREADS) {
+            const int row = e / kClChannels, c = e - row * kClChannels;
+            const cc1d_i64 t = tile.t0 + row;
+            if (t < p.seqlen && tile.c0 + c < p.dim) out[t * p.out_stride_l + c] = elems[e];
+        }
+    }
 }
 
 extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_THREADS) CC1D_ENTRY(cc1d_fwd_params p) {
@@ -88,19 +126,24 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_THREADS) CC1D_ENTRY(cc1
     tile.b = b;
     tile.t0 = (cc1d_i64)(rest - b * tiles) * kClRows;
 
-    // ---- 1. load the halo and the tile; all loads before the first shared store ----
-    cc1d_vec16 v[kClLoads];
-#pragma unroll
-    for (int m = 0; m < kClLoads; ++m) {
-        const int i = tid + m * CC1D_FWD_CL_THREADS;
-        const int row = i / kClRowVecs, col = i - row * kClRowVecs;
-        v[m] = i < kClInVecs ? cl_load_vec(p, tile, tile.t0 - CC1D_K + row, tile.c0 + col * CC1D_VEC)
-                             : cc1d_v16_zero();
-    }
-#pragma unroll
-    for (int m = 0; m < kClLoads; ++m) {
-        const int i = tid + m * CC1D_FWD_CL_THREADS;
-        if (i < kClInVecs) cc1d_v16_store_aligned(&s_in[i], v[m]);
+    // ---- 1. load the halo and the tile ----
+    const bool vector_tile = p.vector_ok && tile.c0 + kClChannels <= p.dim;
+    if (vector_tile) {
+        cl_load_vectors(p, tile, s_in);
+#if CC1D_HAS_INITIAL_STATES
+        // The first tile's halo rows before the row start come from initial_states.
+        if (tile.t0 < CC1D_K) {
+            __syncthreads();
+            x_t* elems = reinterpret_cast<x_t*>(s_in);
+            for (int e = tid; e < CC1D_K * kClChannels; e += CC1D_FWD_CL_THREADS) {
+                const int row = e / kClChannels, c = e - row * kClChannels;
+                const cc1d_i64 t = tile.t0 - CC1D_K + row;
+                if (t < 0) elems[e] = cl_load_elem(p, tile, t, tile.c0 + c);
+            }
+        }
+#endif
+    } else {
+        cl_load_elements(p, tile, reinterpret_cast<x_t*>(s_in));
     }
 #if CC1D_HAS_SEQ_IDX
     // One id per time row. Before the row start: the first sequence's id when
@@ -108,7 +151,9 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_THREADS) CC1D_ENTRY(cc1
     const int* seq_row = p.seq_idx + tile.b * p.seq_stride_b;
     for (int r = tid; r < CC1D_K + kClRows; r += CC1D_FWD_CL_THREADS) {
         const cc1d_i64 t = tile.t0 - CC1D_K + r;
-        s_ids[r] = t >= p.seqlen ? -1 : t >= 0 ? seq_row[t * p.seq_stride_l] : (CC1D_HAS_INITIAL_STATES ? seq_row[0] : -1);
+        s_ids[r] = t >= p.seqlen ? -1
+                   : t >= 0      ? seq_row[t * p.seq_stride_l]
+                                 : (CC1D_HAS_INITIAL_STATES ? seq_row[0] : -1);
     }
 #endif
 
@@ -175,11 +220,5 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_THREADS) CC1D_ENTRY(cc1
     __syncthreads();
 
     // ---- 3. store the output tile ----
-#pragma unroll
-    for (int m = 0; m < kClStores; ++m) {
-        const int i = tid + m * CC1D_FWD_CL_THREADS;
-        const int row = i / kClRowVecs, col = i - row * kClRowVecs;
-        const cc1d_i64 t = tile.t0 + row;
-        if (t < p.seqlen) cl_store_vec(p, tile, t, tile.c0 + col * CC1D_VEC, cc1d_v16_load_aligned(&s_out[i]));
-    }
+    cl_store(p, tile, vector_tile, s_out);
 }

@@ -15,10 +15,11 @@
 #define CC1D_BWD_CF_ILP 2         // ... and at most this many 16-byte vectors per thread per tile
 #define CC1D_BWD_CL_THREADS 128   // channel-last backward: threads per block ...
 #define CC1D_BWD_CL_THREADS_X 32  // ... of which this many along channels (the rest split time)
-#define CC1D_BWD_CL_CHUNK 512     // longest time chunk one channel-last thread walks
-#define CC1D_BWD_CL_MIN_CHUNK 32  // shortest chunk the launcher splits time into
+#define CC1D_BWD_CL_MIN_CHUNK 32  // shortest time chunk a channel-last thread walks
+#define CC1D_BWD_CL_SHORT_CHUNK 128  // small calls may use chunks up to this to need one launch
 #define CC1D_BWD_CL_WINDOW 8      // channels x width a channel-last thread keeps per window
-#define CC1D_BWD_CL_BATCH_BYTES 128 // bytes of x (and of dout) a thread loads per batch of steps
+#define CC1D_BWD_CL_BATCH_BYTES 64  // bytes of x (and of dout) a thread loads per batch of steps ...
+#define CC1D_BWD_CL_ASYNC_BATCH_BYTES 256  // ... or stages with cp.async (NVIDIA sm_80+)
 #define CC1D_REDUCE_THREADS 256
 
 // Where a backward block puts its dweight/dbias sums (cc1d_bwd_params.dw_mode).
@@ -111,8 +112,10 @@ struct cc1d_update_params {
     long long w_stride_d, w_stride_k;
     long long bias_stride;
     long long seqlens_stride, indices_stride;
+    long long chunk;                 // channels per block
     int pad_slot_id;
-    int pad_;
+    int staged;                      // 1: rows move through shared memory as 16-byte vectors
+                                     //    (contiguous, aligned chunks); 0: thread per channel
 };
 
 struct cc1d_varlen_params {

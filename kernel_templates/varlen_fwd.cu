@@ -51,34 +51,44 @@ CC1D_DEVICE VlPlace vl_locate(const cc1d_varlen_params& p, cc1d_i64 t) {
     return place;
 }
 
-// Slot entry S-K+j of sequence s's history at channel d, raw; zero when the sequence
-// has no history (no states, no has_initial_state flag, or the pad slot).
-CC1D_DEVICE x_t vl_history(const cc1d_varlen_params& p, cc1d_i64 s, cc1d_i64 d, int j) {
+// Sequence s's history at channel d: its slot's entries S-K .. S-1 (the K values before
+// the sequence), or null when it has none (no states, no has_initial_state flag, or the
+// pad slot), which means zeros. Found once per use site, read K times.
+struct VlHistory {
+    const x_t* row;       // entry j (0 <= j < K) at row[j * stride]; null: zeros
+    cc1d_i64 stride;
+    CC1D_DEVICE x_t at(cc1d_i64 j) const { return row != nullptr ? row[j * stride] : cc1d_of_bits<x_t>(0u); }
+};
+CC1D_DEVICE VlHistory vl_history(const cc1d_varlen_params& p, cc1d_i64 s, cc1d_i64 d) {
+    VlHistory h;
+    h.row = nullptr;
+    h.stride = p.state_stride_l;
 #if CC1D_HAS_INITIAL_STATES
     if (p.has_initial_state != nullptr && p.has_initial_state[s * p.has_init_stride] != 0) {
         const cc1d_i64 slot = p.cache_indices != nullptr ? (cc1d_i64)p.cache_indices[s * p.indices_stride] : s;
-        if (p.cache_indices == nullptr || slot != p.pad_slot_id) {
-            const x_t* state = reinterpret_cast<const x_t*>(p.conv_states) + slot * p.state_stride_b + d * p.state_stride_d;
-            return state[(p.state_len - CC1D_K + j) * p.state_stride_l];
-        }
+        if (p.cache_indices == nullptr || slot != p.pad_slot_id)
+            h.row = reinterpret_cast<const x_t*>(p.conv_states) + slot * p.state_stride_b + d * p.state_stride_d +
+                    (p.state_len - CC1D_K) * p.state_stride_l;
     }
 #else
-    (void)p; (void)s; (void)d; (void)j;
+    (void)s; (void)d;
 #endif
-    return cc1d_of_bits<x_t>(0u);
+    return h;
 }
 
-// Output at token t (in sequence s starting at `start`) from the raw window
-// in[m] = x at t - K + m, replacing the terms before the start with the history.
+// Output at token t of sequence s (first token `start`), channel d, for a token within K
+// of its sequence start: terms before the start read the history, the others x, here
+// tile_x[q - tile_start] (shared memory).
 CC1D_DEVICE float vl_output_near_start(const cc1d_varlen_params& p, const float (&w)[CC1D_WIDTH], float bias,
-                                       cc1d_i64 s, cc1d_i64 start, cc1d_i64 t, cc1d_i64 d,
-                                       const float (&in)[CC1D_K + 1]) {
+                                       cc1d_i64 s, cc1d_i64 start, cc1d_i64 t, cc1d_i64 d, const x_t* tile_x,
+                                       cc1d_i64 tile_start) {
+    const VlHistory history = vl_history(p, s, d);
     float z = bias;
 #pragma unroll
     for (int k = 0; k <= CC1D_K; ++k) {
         const cc1d_i64 q = t - CC1D_K + k;
-        const float value = q >= start ? in[k] : cc1d_to_float(vl_history(p, s, d, (int)(CC1D_K + q - start)));
-        z = fmaf(w[k], value, z);
+        const x_t value = q >= start ? tile_x[q - tile_start] : history.at(CC1D_K + q - start);
+        z = fmaf(w[k], cc1d_to_float(value), z);
     }
     return cc1d_activate_fast(z);
 }
@@ -96,10 +106,11 @@ CC1D_DEVICE void vl_write_states(const cc1d_varlen_params& p) {
     const cc1d_i64 start = vl_offset(p, s), length = vl_offset(p, s + 1) - start;
     const x_t* x = reinterpret_cast<const x_t*>(p.x) + d * p.x_stride_d;
     x_t* state = reinterpret_cast<x_t*>(p.conv_states) + slot * p.state_stride_b + d * p.state_stride_d;
+    const VlHistory history = vl_history(p, s, d);
     // Ascending j reads history entry length + j >= j before entry j is overwritten.
     for (int j = 0; j < CC1D_K; ++j) {
         const cc1d_i64 m = length + j;   // index into concat(history[K], sequence)
-        const x_t value = m >= CC1D_K ? x[(start + m - CC1D_K) * p.x_stride_l] : vl_history(p, s, d, (int)m);
+        const x_t value = m >= CC1D_K ? x[(start + m - CC1D_K) * p.x_stride_l] : history.at(m);
         state[(p.state_len - CC1D_K + j) * p.state_stride_l] = value;
     }
 #else
@@ -138,7 +149,7 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
         for (int i = 0; i < CC1D_FWD_CF_ILP; ++i) cc1d_v16_store_aligned(&vl_smem[kVlHalo + tid + i * nthreads], v[i]);
     } else {
         x_t* s_elems = reinterpret_cast<x_t*>(vl_smem) + kVlHaloElems;
-#pragma unroll 4
+#pragma unroll 1
         for (int i = 0; i < CC1D_FWD_CF_ILP * CC1D_VEC; ++i) {
             const int e = tid + i * nthreads;
             const cc1d_i64 pos = tile_start + e;
@@ -192,26 +203,31 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
             const cc1d_i64 s_last = vl_sequence_of(p, last);
             plain = s_last >= 0 && vl_offset(p, s_last) <= pos - CC1D_K;
         }
-        float ys[CC1D_VEC];
+        if (plain) {
+            float ys[CC1D_VEC];
 #pragma unroll
-        for (int e = 0; e < CC1D_VEC; ++e) {
-            float y;
-            if (plain) {
+            for (int e = 0; e < CC1D_VEC; ++e) {
                 float z = bias;
 #pragma unroll
                 for (int k = 0; k <= CC1D_K; ++k) z = fmaf(w[k], win[e + k], z);
-                y = cc1d_activate_fast(z);
-            } else {
-                const cc1d_i64 t = pos + e;
-                const cc1d_i64 s = t < total ? vl_sequence_of(p, t) : -1;
-                float in[CC1D_K + 1];
-#pragma unroll
-                for (int k = 0; k <= CC1D_K; ++k) in[k] = win[e + k];
-                y = s < 0 ? 0.0f : vl_output_near_start(p, w, bias, s, vl_offset(p, s), t, d, in);
+                ys[e] = cc1d_activate_fast(z);
             }
-            ys[e] = y;
+            cc1d_v16_store(orow, p.out_stride_l, pos, total, vector_ok && pos + CC1D_VEC <= total,
+                           cc1d_v16_from_floats(ys));
+        } else {
+            // Near a sequence start (rare): token by token, x from shared memory. A rolled
+            // loop keeps this path from costing the plain one registers.
+            const x_t* tile_x = reinterpret_cast<const x_t*>(vl_smem) + kVlHaloElems;
+#pragma unroll 1
+            for (int e = 0; e < CC1D_VEC; ++e) {
+                const cc1d_i64 t = pos + e;
+                if (t >= total) break;
+                const cc1d_i64 s = vl_sequence_of(p, t);
+                const float y =
+                    s < 0 ? 0.0f : vl_output_near_start(p, w, bias, s, vl_offset(p, s), t, d, tile_x, tile_start);
+                orow[t * p.out_stride_l] = cc1d_to_x(y);
+            }
         }
-        cc1d_v16_store(orow, p.out_stride_l, pos, total, vector_ok && pos + CC1D_VEC <= total, cc1d_v16_from_floats(ys));
     }
 }
 
@@ -227,27 +243,76 @@ constexpr int kVlInVecs = (CC1D_K + kVlRows) * kVlRowVecs;
 constexpr int kVlLoads = (kVlInVecs + CC1D_FWD_CL_THREADS - 1) / CC1D_FWD_CL_THREADS;
 constexpr int kVlStores = kVlRows * kVlRowVecs / CC1D_FWD_CL_THREADS;
 
-// Raw x[t, c .. c+VEC) (zeros outside [0, total) and past D; channels adjacent).
-CC1D_DEVICE cc1d_vec16 vl_load_row(const cc1d_varlen_params& p, cc1d_i64 t, cc1d_i64 c) {
-    cc1d_vec16 v = cc1d_v16_zero();
-    if (t < 0 || t >= p.total) return v;
-    const x_t* row = reinterpret_cast<const x_t*>(p.x) + t * p.x_stride_l + c;
-    if (p.vector_ok && c + CC1D_VEC <= p.dim) return cc1d_v16_load_aligned(row);
+constexpr int kVlInElems = kVlInVecs * CC1D_VEC;
+
+// The tile's input rows t0-K .. t0+rows-1 (zeros outside [0, total) and past D; channels
+// adjacent): 16-byte vectors with every load issued before the first shared store when
+// the whole tile is vectorizable, else element by element (as fwd_channel_last.cu).
+CC1D_DEVICE void vl_load_tile(const cc1d_varlen_params& p, cc1d_i64 t0, cc1d_i64 c0, bool vector_tile,
+                              cc1d_vec16* s_in) {
+    const x_t* x = reinterpret_cast<const x_t*>(p.x) + c0;
+    if (vector_tile) {
+        cc1d_vec16 v[kVlLoads];
 #pragma unroll
-    for (int e = 0; e < CC1D_VEC; ++e)
-        if (c + e < p.dim) cc1d_v16_set(v, e, row[e]);
-    return v;
+        for (int m = 0; m < kVlLoads; ++m) {
+            const int i = threadIdx.x + m * CC1D_FWD_CL_THREADS;
+            const int row = i / kVlRowVecs, col = i - row * kVlRowVecs;
+            const cc1d_i64 t = t0 - CC1D_K + row;
+            v[m] = i < kVlInVecs && t >= 0 && t < p.total ? cc1d_v16_load_aligned(x + t * p.x_stride_l + col * CC1D_VEC)
+                                                          : cc1d_v16_zero();
+        }
+#pragma unroll
+        for (int m = 0; m < kVlLoads; ++m) {
+            const int i = threadIdx.x + m * CC1D_FWD_CL_THREADS;
+            if (i < kVlInVecs) cc1d_v16_store_aligned(&s_in[i], v[m]);
+        }
+    } else {
+        x_t* elems = reinterpret_cast<x_t*>(s_in);
+#pragma unroll 4
+        for (int e = threadIdx.x; e < kVlInElems; e += CC1D_FWD_CL_THREADS) {
+            const int row = e / kVlChannels, c = e - row * kVlChannels;
+            const cc1d_i64 t = t0 - CC1D_K + row;
+            elems[e] = t >= 0 && t < p.total && c0 + c < p.dim ? x[t * p.x_stride_l + c] : cc1d_of_bits<x_t>(0u);
+        }
+    }
 }
 
-CC1D_DEVICE void vl_store_row(const cc1d_varlen_params& p, cc1d_i64 t, cc1d_i64 c, const cc1d_vec16& v) {
-    x_t* row = reinterpret_cast<x_t*>(p.out) + t * p.out_stride_l + c;
-    if (p.vector_ok && c + CC1D_VEC <= p.dim) {
-        cc1d_v16_store_global(row, v);
-        return;
-    }
+CC1D_DEVICE void vl_store_tile(const cc1d_varlen_params& p, cc1d_i64 t0, cc1d_i64 c0, bool vector_tile,
+                               const cc1d_vec16* s_out) {
+    x_t* out = reinterpret_cast<x_t*>(p.out) + c0;
+    if (vector_tile) {
 #pragma unroll
-    for (int e = 0; e < CC1D_VEC; ++e)
-        if (c + e < p.dim) row[e] = cc1d_v16_raw(v, e);
+        for (int m = 0; m < kVlStores; ++m) {
+            const int i = threadIdx.x + m * CC1D_FWD_CL_THREADS;
+            const int row = i / kVlRowVecs, col = i - row * kVlRowVecs;
+            const cc1d_i64 t = t0 + row;
+            if (t < p.total)
+                cc1d_v16_store_global(out + t * p.out_stride_l + col * CC1D_VEC, cc1d_v16_load_aligned(&s_out[i]));
+        }
+    } else {
+        const x_t* elems = reinterpret_cast<const x_t*>(s_out);
+#pragma unroll 4
+        for (int e = threadIdx.x; e < kVlRows * kVlChannels; e += CC1D_FWD_CL_THREADS) {
+            const int row = e / kVlChannels, c = e - row * kVlChannels;
+            const cc1d_i64 t = t0 + row;
+            if (t < p.total && c0 + c < p.dim) out[t * p.out_stride_l + c] = elems[e];
+        }
+    }
+}
+
+// One output of the walk down a shared tile column: step r's input is in[(r + K) * 64],
+// its output goes to out[r * 64]; win holds the K inputs before it and slides by one.
+CC1D_DEVICE void vl_step(float (&win)[CC1D_K + 1], const float (&w)[CC1D_WIDTH], float bias, bool in_sequence,
+                         const x_t* in, x_t* out, int step) {
+    const float cur = cc1d_to_float(in[(step + CC1D_K) * kVlChannels]);
+    float z = bias;
+#pragma unroll
+    for (int k = 0; k < CC1D_K; ++k) z = fmaf(w[k], win[k], z);
+    z = fmaf(w[CC1D_K], cur, z);
+    out[step * kVlChannels] = cc1d_to_x(in_sequence ? cc1d_activate_fast(z) : 0.0f);
+#pragma unroll
+    for (int k = 0; k + 1 < CC1D_K; ++k) win[k] = win[k + 1];
+    if (CC1D_K > 0) win[CC1D_K > 0 ? CC1D_K - 1 : 0] = cur;
 }
 
 CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
@@ -260,18 +325,8 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
     const unsigned int tile = block / groups;
     const cc1d_i64 c0 = (cc1d_i64)(block - tile * groups) * kVlChannels, t0 = (cc1d_i64)tile * kVlRows;
 
-    cc1d_vec16 v[kVlLoads];
-#pragma unroll
-    for (int m = 0; m < kVlLoads; ++m) {
-        const int i = tid + m * CC1D_FWD_CL_THREADS;
-        const int row = i / kVlRowVecs, col = i - row * kVlRowVecs;
-        v[m] = i < kVlInVecs ? vl_load_row(p, t0 - CC1D_K + row, c0 + col * CC1D_VEC) : cc1d_v16_zero();
-    }
-#pragma unroll
-    for (int m = 0; m < kVlLoads; ++m) {
-        const int i = tid + m * CC1D_FWD_CL_THREADS;
-        if (i < kVlInVecs) cc1d_v16_store_aligned(&s_in[i], v[m]);
-    }
+    const bool vector_tile = p.vector_ok && c0 + kVlChannels <= p.dim;
+    vl_load_tile(p, t0, c0, vector_tile, s_in);
 
     const int lane_channel = tid % kVlChannels, segment = tid / kVlChannels;
     const cc1d_i64 d = c0 + lane_channel;
@@ -294,46 +349,42 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
         const x_t* in = reinterpret_cast<const x_t*>(s_in) + lane_channel;   // token t0-K+r at in[r * kVlChannels]
         x_t* out = reinterpret_cast<x_t*>(s_out) + lane_channel;
         float win[CC1D_K + 1];   // win[k] = input K - k tokens before the current one
+        {
+            const bool near_start = place.s >= 0 && t_first - CC1D_K < place.start && has_channel;
+            const VlHistory history = near_start ? vl_history(p, place.s, d) : VlHistory{nullptr, 0};
 #pragma unroll
-        for (int k = 0; k < CC1D_K; ++k) {
-            const cc1d_i64 q = t_first - CC1D_K + k;
-            win[k] = place.s >= 0 && q < place.start && has_channel
-                         ? cc1d_to_float(vl_history(p, place.s, d, (int)(CC1D_K + q - place.start)))
-                         : cc1d_to_float(in[(first + k) * kVlChannels]);
-        }
-#pragma unroll
-        for (int step = 0; step < kVlSteps; ++step) {
-            const cc1d_i64 t = t_first + step;
-            if (t >= place.next && t < p.total) {
-                // A sequence starts at t (steps are one token apart, so t == its start):
-                // the window restarts from that sequence's history.
-                place = vl_locate(p, t);
-                if (place.s >= 0 && has_channel) {
-#pragma unroll
-                    for (int k = 0; k < CC1D_K; ++k) win[k] = cc1d_to_float(vl_history(p, place.s, d, k));
-                }
+            for (int k = 0; k < CC1D_K; ++k) {
+                const cc1d_i64 q = t_first - CC1D_K + k;
+                win[k] = cc1d_to_float(near_start && q < place.start ? history.at(CC1D_K + q - place.start)
+                                                                     : in[(first + k) * kVlChannels]);
             }
-            const float cur = cc1d_to_float(in[(first + step + CC1D_K) * kVlChannels]);
-            float z = bias;
+        }
+        if (place.next >= t_first + kVlSteps) {
+            // No sequence starts among this thread's tokens (the common case): unrolled.
 #pragma unroll
-            for (int k = 0; k < CC1D_K; ++k) z = fmaf(w[k], win[k], z);
-            z = fmaf(w[CC1D_K], cur, z);
-            const float y = place.s >= 0 ? cc1d_activate_fast(z) : 0.0f;
-            out[(first + step) * kVlChannels] = cc1d_to_x(y);
+            for (int step = 0; step < kVlSteps; ++step) vl_step(win, w, bias, place.s >= 0, in, out, first + step);
+        } else {
+            // Sequence starts ahead: a rolled loop that restarts the window at each one.
+#pragma unroll 1
+            for (int step = 0; step < kVlSteps; ++step) {
+                const cc1d_i64 t = t_first + step;
+                if (t >= place.next && t < p.total) {
+                    // Steps are one token apart, so t is the new sequence's first token and
+                    // all K inputs before it come from that sequence's history.
+                    place = vl_locate(p, t);
+                    if (place.s >= 0 && has_channel) {
+                        const VlHistory history = vl_history(p, place.s, d);
 #pragma unroll
-            for (int k = 0; k + 1 < CC1D_K; ++k) win[k] = win[k + 1];
-            if (CC1D_K > 0) win[CC1D_K > 0 ? CC1D_K - 1 : 0] = cur;
+                        for (int k = 0; k < CC1D_K; ++k) win[k] = cc1d_to_float(history.at(k));
+                    }
+                }
+                vl_step(win, w, bias, place.s >= 0, in, out, first + step);
+            }
         }
     }
     __syncthreads();
 
-#pragma unroll
-    for (int m = 0; m < kVlStores; ++m) {
-        const int i = tid + m * CC1D_FWD_CL_THREADS;
-        const int row = i / kVlRowVecs, col = i - row * kVlRowVecs;
-        const cc1d_i64 t = t0 + row;
-        if (t < p.total) vl_store_row(p, t, c0 + col * CC1D_VEC, cc1d_v16_load_aligned(&s_out[i]));
-    }
+    vl_store_tile(p, t0, c0, vector_tile, s_out);
 }
 #endif
 

@@ -116,7 +116,9 @@ static void run_op(Runtime::Impl& impl, const Variant& variant, const Args& args
 
 void Runtime::forward(const ForwardArgs& args, void* stream) {
     const Variant variant = validate::forward(args);
-    if (empty(args.x)) return;
+    // With L == 0 there is still final_states to write (from initial_states or zeros).
+    const bool states_only = args.final_states.present() && args.x.shape[0] * args.x.shape[1] > 0;
+    if (empty(args.x) && !states_only) return;
     run_op(*impl_, variant, args, stream,
            variant.layout == Layout::channel_last ? launch::forward_channel_last : launch::forward_channel_first);
 }

@@ -231,9 +231,9 @@ Variant update(UpdateArgs& args) {
     require_unit_stride(args.conv_state, "conv_state");
     if (args.conv_state.shape[1] != s.dim)
         fail(ErrorCode::invalid_argument, "conv_state: expected dim {} (the dim of x), got shape {}", s.dim, shape_text(args.conv_state));
-    if (args.conv_state.shape[2] < s.width - 1)
-        fail(ErrorCode::invalid_argument, "conv_state: expected state_len >= width - 1 = {}, got shape {}", s.width - 1,
-             shape_text(args.conv_state));
+    if (args.conv_state.shape[2] < std::max(1, s.width - 1))
+        fail(ErrorCode::invalid_argument, "conv_state: expected state_len >= max(1, width - 1) = {}, got shape {}",
+             std::max(1, s.width - 1), shape_text(args.conv_state));
     require_disjoint(args.out, "out", args.conv_state, "conv_state");
     v.cache_seqlens = args.cache_seqlens.present();
     if (v.cache_seqlens) {

@@ -52,14 +52,20 @@ Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm
     plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen, plan.tile_len));
     plan.channel_groups = dim;
 
-    // Enough blocks to keep ~1024 threads per multiprocessor busy, split along (batch,
-    // tile) only as far as the channels alone fall short: every extra part costs a row
-    // of partial sums and, past one part, the reduce kernel.
+    // Enough blocks for ~kBytesInFlightPerSm of loads per multiprocessor (each thread has
+    // ilp vectors of x and of dout in flight), split along (batch, tile) only as far as
+    // the channels alone fall short: every extra part costs a row of partial sums and,
+    // past one part, the reduce kernel (one more launch).
+    constexpr std::int64_t kBytesInFlightPerSm = 48 * 1024;
+    constexpr std::int64_t kFewUnits = 4;
     const std::int64_t units = batch * plan.tiles;
-    const std::int64_t wanted_blocks = std::int64_t(std::max(sm_count, 1)) * 1024 / threads;
+    const std::int64_t block_bytes = std::int64_t(threads) * plan.ilp * 2 * 16;
+    const std::int64_t wanted_blocks = std::int64_t(std::max(sm_count, 1)) * util::ceil_div(kBytesInFlightPerSm, block_bytes);
     const std::int64_t wanted_parts =
         std::clamp<std::int64_t>(util::ceil_div(wanted_blocks, std::max<std::int64_t>(dim, 1)), 1, std::max<std::int64_t>(units, 1));
-    plan.units_per_part = std::max<std::int64_t>(1, util::ceil_div(units, wanted_parts));
+    // A few units per block cost less than a second launch (small calls are launch-bound).
+    plan.units_per_part = units <= kFewUnits ? std::max<std::int64_t>(units, 1)
+                                             : std::max<std::int64_t>(1, util::ceil_div(units, wanted_parts));
     plan.parts = std::max<std::int64_t>(1, util::ceil_div(units, plan.units_per_part));
     return plan;
 }

@@ -17,8 +17,8 @@ int channels_per_thread(const Variant& v) {
     return c;
 }
 
-// Blocks per multiprocessor the chunking aims for: the registers of a walking thread
-// (~130-170) allow about 3-4 blocks of 128 threads.
+// Blocks of 128 threads an SM holds: the kernel asks for 4 (launch bounds) and its
+// shared memory (<= 40 KiB of staged batches) allows 5.
 constexpr std::int64_t kBlocksPerSm = 4;
 
 }  // namespace
@@ -33,16 +33,24 @@ Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_
     plan.channel_groups = util::ceil_div(dim, std::int64_t(threads_x) * channels_per_thread(variant));
     plan.units_per_part = threads_y;   // one unit per thread; the block sums its threads_y
 
-    // Time is split only to make enough blocks: a shorter chunk re-reads K steps more of
-    // halo and adds partial rows. Halve from the longest chunk until the blocks reach
-    // 3/4 of the aim (a grid a little under one full wave beats one just over it).
-    const std::int64_t aim = std::int64_t(std::max(sm_count, 1)) * kBlocksPerSm;
-    auto blocks_for = [&](std::int64_t chunk) {
-        const std::int64_t units = batch * std::max<std::int64_t>(1, util::ceil_div(seqlen, chunk));
-        return plan.channel_groups * util::ceil_div(units, threads_y);
+    // A thread walks its chunk start to end, so a block lives as long as the whole call:
+    // a grid just over one wave would leave a long tail with one block per SM. Take the
+    // shortest chunk whose grid fits one wave (each thread keeps a deep batch in flight,
+    // so a partly filled wave still saturates memory); longer chunks also mean less
+    // halo re-read and fewer partial rows.
+    const std::int64_t wave = std::int64_t(std::max(sm_count, 1)) * kBlocksPerSm;
+    auto parts_for = [&](std::int64_t chunk) {
+        return util::ceil_div(batch * std::max<std::int64_t>(1, util::ceil_div(seqlen, chunk)), threads_y);
     };
-    std::int64_t chunk = CC1D_BWD_CL_CHUNK;
-    while (chunk > CC1D_BWD_CL_MIN_CHUNK && blocks_for(chunk) * 4 < aim * 3) chunk /= 2;
+    std::int64_t chunk = CC1D_BWD_CL_MIN_CHUNK;
+    while (chunk < seqlen && plan.channel_groups * parts_for(chunk) > wave) chunk *= 2;
+    // Small problems: one part (no reduce launch) when short chunks allow it.
+    if (parts_for(chunk) > 1)
+        for (std::int64_t c = chunk; c <= CC1D_BWD_CL_SHORT_CHUNK; c *= 2)
+            if (parts_for(c) == 1) {
+                chunk = c;
+                break;
+            }
 
     plan.tile_len = chunk;
     plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen, chunk));

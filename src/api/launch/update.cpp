@@ -1,5 +1,5 @@
-// Host side of update.cu: one thread per (row, channel), CC1D_UPDATE_THREADS channels per
-// block (fewer when D is small, so a B = 1 decode step launches no idle warps).
+// Host side of update.cu: picks the staged path (contiguous, aligned rows) or a thread
+// per channel, and the channels per block.
 #include <algorithm>
 
 #include "api/launch/launch.hpp"
@@ -8,7 +8,7 @@
 
 namespace cc1d::launch {
 
-void update(Launcher& launcher, const Variant& /*variant*/, const UpdateArgs& args) {
+void update(Launcher& launcher, const Variant& variant, const UpdateArgs& args) {
     cc1d_update_params p{};
     p.x = args.x.data;
     p.conv_state = args.conv_state.mutable_data();
@@ -38,10 +38,45 @@ void update(Launcher& launcher, const Variant& /*variant*/, const UpdateArgs& ar
     if (args.conv_state_indices.present()) p.indices_stride = args.conv_state_indices.strides[0];
     p.pad_slot_id = args.pad_slot_id;
 
-    const std::int64_t threads = std::min<std::int64_t>(CC1D_UPDATE_THREADS, util::ceil_div(p.dim, 32) * 32);
+    const int vec = util::vector_elems(variant.x_dtype);
+    const std::int64_t elem = static_cast<std::int64_t>(dtype_size(variant.x_dtype));
+    const std::int64_t S = p.state_len, T = p.seqlen;
+    // Staged path: a block's channels of x, out and the state must each be one run of
+    // memory starting 16-byte aligned. Chunks start at multiples of the chunk size (a
+    // multiple of 128 channels), so aligned bases and row strides suffice.
+    auto contiguous_rows = [vec](const Tensor& t, std::int64_t per_channel) {
+        const bool run = per_channel == 1 ? t.strides[1] == 1 || t.shape[1] == 1
+                                          : t.strides[2] == 1 && (t.strides[1] == per_channel || t.shape[1] == 1);
+        return run && aligned16(t.data) && (t.shape[0] == 1 || t.strides[0] % vec == 0);
+    };
+    const bool staged = S + T > 0 && contiguous_rows(args.x, T) && contiguous_rows(args.out, T) &&
+                        contiguous_rows(args.conv_state, S);
+    // As many channels per thread as fit 32 KiB of shared memory, at most one x vector
+    // each (T = 1), so a block moves kilobytes while its setup stays the same.
+    constexpr std::int64_t threads = CC1D_UPDATE_THREADS;
+    auto shared_bytes = [&](std::int64_t chunk) {
+        return (util::ceil_div(chunk * S, vec) + util::ceil_div(chunk * T, vec)) * vec * elem;
+    };
+    std::int64_t chunk = threads * vec;
+    while (chunk > threads && shared_bytes(chunk) > 32 * 1024) chunk -= threads;
     device::Dim3 block;
-    block.x = static_cast<unsigned>(threads);
-    launcher.launch(Kernel::main, util::flat_grid(p.batch * util::ceil_div(p.dim, threads)), block, 0, &p, sizeof(p));
+    unsigned shared = 0;
+    if (staged && shared_bytes(chunk) <= 32 * 1024) {
+        p.staged = 1;
+        // Small D: one chunk of D rounded up to whole warps, no idle blocks.
+        chunk = std::min(chunk, util::ceil_div(p.dim, vec * 32) * vec * 32);
+        block.x = static_cast<unsigned>(std::min(threads, util::ceil_div(chunk, 32) * 32));
+        shared = static_cast<unsigned>(shared_bytes(chunk));
+    } else {
+        // Thread per channel: CC1D_UPDATE_THREADS channels per block (fewer when D is small,
+        // so a B = 1 decode step launches no idle warps).
+        p.staged = 0;
+        chunk = std::min(threads, util::ceil_div(p.dim, 32) * 32);
+        block.x = static_cast<unsigned>(chunk);
+    }
+    p.chunk = chunk;
+    launcher.launch(Kernel::main, util::flat_grid(p.batch * util::ceil_div(p.dim, chunk)), block, shared, &p,
+                    sizeof(p));
 }
 
 }  // namespace cc1d::launch
