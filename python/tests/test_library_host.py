@@ -104,7 +104,7 @@ def test_marshalled_shapes_and_dtypes_reach_the_library(host_launch):
         host_launch.forward(x.half(), torch.randn(8, 4).half(), torch.randn(8), out.half(), False)
     with pytest.raises(cc1d.Cc1dError, match=r"seq_idx: expected shape \(2, 16\)"):
         host_launch.forward(x, torch.randn(8, 4), None, out, False, seq_idx=torch.zeros(2, 15, dtype=torch.int32))
-    with pytest.raises(cc1d.Cc1dError, match=r"conv_state: expected state_len >= width - 1 = 3"):
+    with pytest.raises(cc1d.Cc1dError, match=r"conv_state: expected state_len >= max\(1, width - 1\) = 3"):
         host_launch.update(torch.randn(2, 8), torch.randn(2, 8, 2), torch.randn(8, 4), None, torch.empty(2, 8), False)
     with pytest.raises(cc1d.Cc1dError, match=r"dweight: expected shape \(8, 4\)"):
         host_launch.backward(x, torch.randn(8, 4), None, torch.randn(2, 8, 16), torch.empty(2, 8, 16),
