@@ -227,12 +227,13 @@ struct bl_stage {
 CC1D_DEVICE int bl_steps_bound(cc1d_i64 v) { return v < -1 ? -1 : (v > kBlSteps ? kBlSteps : (int)v); }
 
 #if BL_ASYNC_STAGE
-// `bytes` (BYTES or 0) from global memory to this thread's shared slot, the rest of BYTES
-// zero-filled, asynchronously (sm_80+). With 0 nothing is read.
-template <int BYTES> CC1D_DEVICE void bl_copy_async(void* slot, const void* from, unsigned int bytes) {
+// BYTES from global memory to this thread's shared slot, asynchronously (sm_80+).
+template <int BYTES> CC1D_DEVICE void bl_copy_async(void* slot, const void* from) {
+    static_assert(BYTES == 4 || BYTES == 8 || BYTES == 16, "cp.async moves 4, 8 or 16 bytes");
     const unsigned int to = (unsigned int)__cvta_generic_to_shared(slot);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(to), "l"(from), "n"(BYTES), "r"(bytes) : "memory");
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(to), "l"(from), "n"(BYTES) : "memory");
 }
+constexpr int kBlCopyBytes = kBlAsync ? kBlBytes : 4;   // only instantiated with a legal size
 #endif
 
 // Loads of a register-staged batch in flight at once: 32 registers' worth, or just 4
@@ -264,12 +265,17 @@ CC1D_DEVICE void bl_stage_batch(const cc1d_bwd_params& p, const bl_row& row, con
 #pragma unroll 2
         for (int n = 0; n < kBlSteps; ++n) {
             const int slot = n * CC1D_BWD_CL_THREADS + st.tid;
-            // Unused or before the row start: copy nothing from a valid address (the row's).
-            if (n >= n_x0 || n < n_x) bl_copy_async<kBlBytes>(st.x + slot, n >= n_x0 ? px : row.x, n >= n_x0 ? kBlBytes : 0);
-            bl_copy_async<kBlBytes>(st.d + slot, n >= n_d ? pd : row.dout, n >= n_d ? kBlBytes : 0);
+            // Slots never read get plain zeros; those before the row start are filled below.
+            if (n >= n_x0) {
+                bl_copy_async<kBlCopyBytes>(st.x + slot, px);
 #if CC1D_HAS_SEQ_IDX
-            if (n >= n_x0 || n < n_x) bl_copy_async<4>(st.id + slot, n >= n_x0 ? row.seq + (x_first + n) * p.seq_stride_l : row.seq, n >= n_x0 ? 4 : 0);
+                bl_copy_async<4>(st.id + slot, row.seq + (x_first + n) * p.seq_stride_l);
 #endif
+            } else if (n < n_x) {
+                st.x[slot] = bl_raw_zero();
+            }
+            if (n >= n_d) bl_copy_async<kBlCopyBytes>(st.d + slot, pd);
+            else st.d[slot] = bl_raw_zero();
             px += p.x_stride_l;
             pd += p.dout_stride_l;
         }

@@ -129,12 +129,12 @@ void run_matrix(std::unique_ptr<rtc::Compiler> (*open)(), const char* name, cons
     if (!compiler) {
         // The test must not count as passed: CI installs both compilers, so a missing one
         // is a failure there, and a skip elsewhere.
-        if (env::flag("CI")) FAIL(name << " is required in CI");
+        if (env::flag("CI")) FAIL(std::string(name) << " is required in CI");
         return;
     }
     const auto variants = matrix(width_stride, all_pairs);
     const auto outcome = compile_all(*compiler, variants, target);
-    MESSAGE(name << " " << target << ": " << outcome.compiled << " of " << variants.size() << " variants compiled");
+    MESSAGE(std::string(name) << " " << target << ": " << outcome.compiled << " of " << variants.size() << " variants compiled");
     for (const auto& f : outcome.failures) FAIL_CHECK(f);
     CHECK(outcome.compiled == static_cast<int>(variants.size()));
 }
