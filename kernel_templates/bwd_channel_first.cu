@@ -34,11 +34,14 @@ constexpr int kBfHaloElems = kBfHalo * CC1D_VEC;
 constexpr int kBfGPad = (CC1D_K + 3) / 4 * 4;                 // g read after a vector, in float4 steps
 constexpr int kBfIdVecs = CC1D_VEC / 4;                       // 16-byte vectors of seq ids per x vector
 
-// ptxas chooses each kernel's register budget. Its default keeps the narrow widths near 64
-// registers (good occupancy), but squeezes the long windows of widths above 8 into
-// spills; "at least one block per SM" lets those use what they need.
+// ptxas chooses each kernel's register budget. Its default keeps the common variants at
+// 40-64 registers (good occupancy) but squeezes a few into small spills: the long windows
+// of widths above 8 ("at least one block per SM" lets them use what they need) and seq_idx
+// with states (at most ~100 registers, 5 blocks per SM, is plenty there).
 #if CC1D_WIDTH > 8
 #define BF_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CF_THREADS, 1)
+#elif CC1D_HAS_SEQ_IDX && (CC1D_HAS_INITIAL_STATES || CC1D_HAS_FINAL_STATES)
+#define BF_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CF_THREADS, 5)
 #else
 #define BF_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CF_THREADS)
 #endif
