@@ -13,6 +13,7 @@
 #include "reference/reference.hpp"
 #include "support/case_inputs.hpp"
 #include "support/gpu_checks.hpp"
+#include "variant/variant.hpp"
 
 using namespace cc1d;
 using namespace cc1d::test;
@@ -130,4 +131,38 @@ TEST_CASE("disk cache child: runs every op on the parent's cache folder") {
     run_every_op(rt, case_seed(61, 1));
     const Stats s = rt.stats();
     std::ofstream(*report) << s.compiles << ' ' << s.disk_hits << '\n';
+}
+
+TEST_CASE("precompile: a cache filled without launching serves every op with zero compiles") {
+    if (env::flag("CC1D_DISABLE_DISK_CACHE") || env::flag("CC1D_ALWAYS_COMPILE")) {
+        MESSAGE("skipped: CC1D_DISABLE_DISK_CACHE or CC1D_ALWAYS_COMPILE is set");
+        return;
+    }
+    gpu();
+    const std::string dir = temporary_directory();
+    // The variants run_every_op launches, named as the precompile tool names them.
+    auto variant = [](Op op, Activation act, bool bias) {
+        Variant v;
+        v.op = op;
+        v.width = 4;
+        v.activation = act;
+        v.bias = bias;
+        return v.canonical();
+    };
+    {
+        Runtime filler(RuntimeOptions{dir, true, ""});
+        const std::string device_target = filler.device_target();   // "cuda:sm_90"
+        const std::string target = device_target.substr(device_target.find(':') + 1);
+        for (const auto& v : {variant(Op::fwd, Activation::silu, true), variant(Op::bwd, Activation::silu, true),
+                              variant(Op::update, Activation::none, false), variant(Op::varlen_fwd, Activation::none, false)}) {
+            INFO(v, " for ", target);
+            CHECK(filler.precompile(v, target));         // compiled now
+            CHECK_FALSE(filler.precompile(v, target));   // and found the second time
+        }
+        CHECK(filler.stats().launches == 0);
+    }
+    Runtime user(RuntimeOptions{dir, true, ""});
+    run_every_op(user, case_seed(62, 0));
+    CHECK(user.stats().compiles == 0);
+    CHECK(user.stats().disk_hits >= 4);
 }
