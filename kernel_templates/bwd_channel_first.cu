@@ -35,12 +35,13 @@ constexpr int kBfGPad = (CC1D_K + 3) / 4 * 4;                 // g read after a 
 constexpr int kBfIdVecs = CC1D_VEC / 4;                       // 16-byte vectors of seq ids per x vector
 
 // ptxas chooses each kernel's register budget. Its default keeps the common variants at
-// 40-64 registers (good occupancy) but squeezes a few into small spills: the long windows
-// of widths above 8 ("at least one block per SM" lets them use what they need) and seq_idx
-// with states (at most 128 registers, 4 blocks per SM, is plenty there).
-#if CC1D_WIDTH > 8
+// 40-64 registers (good occupancy) but squeezes a few into small spills: seq_idx with
+// states (at most 128 registers, 4 blocks per SM, is plenty there) and long windows
+// ("at least one block per SM" lets them use what they need).
+#define BF_SEQ_AND_STATES (CC1D_HAS_SEQ_IDX && (CC1D_HAS_INITIAL_STATES || CC1D_HAS_FINAL_STATES))
+#if CC1D_WIDTH > 8 || (CC1D_WIDTH > 4 && BF_SEQ_AND_STATES)
 #define BF_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CF_THREADS, 1)
-#elif CC1D_HAS_SEQ_IDX && (CC1D_HAS_INITIAL_STATES || CC1D_HAS_FINAL_STATES)
+#elif BF_SEQ_AND_STATES
 #define BF_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CF_THREADS, 4)
 #else
 #define BF_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CF_THREADS)
