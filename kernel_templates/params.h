@@ -16,7 +16,6 @@
 #define CC1D_BWD_CL_THREADS 128   // channel-last backward: threads per block ...
 #define CC1D_BWD_CL_THREADS_X 32  // ... of which this many along channels (the rest split time)
 #define CC1D_BWD_CL_MIN_CHUNK 32  // shortest time chunk a channel-last thread walks
-#define CC1D_BWD_CL_SHORT_CHUNK 128  // small calls may use chunks up to this to need one launch
 #define CC1D_BWD_CL_WINDOW 8      // channels x width a channel-last thread keeps per window
 #define CC1D_BWD_CL_BATCH_BYTES 64  // bytes of x (and of dout) a thread loads per batch of steps ...
 #define CC1D_BWD_CL_ASYNC_BATCH_BYTES 256  // ... or stages with cp.async (NVIDIA sm_80+)
