@@ -38,8 +38,12 @@ constexpr int kBfIdVecs = CC1D_VEC / 4;                       // 16-byte vectors
 // 40-64 registers (good occupancy) but squeezes a few into small spills: seq_idx with
 // states (at most 128 registers, 4 blocks per SM, is plenty there) and long windows
 // ("at least one block per SM" lets them use what they need).
+// (HIP reads a second argument as a minimum of waves per SIMD, a register cap that would
+// spill there: AMD gets the plain bound.)
 #define BF_SEQ_AND_STATES (CC1D_HAS_SEQ_IDX && (CC1D_HAS_INITIAL_STATES || CC1D_HAS_FINAL_STATES))
-#if CC1D_WIDTH > 8 || (CC1D_WIDTH > 4 && BF_SEQ_AND_STATES)
+#if defined(CC1D_BACKEND_HIP)
+#define BF_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CF_THREADS)
+#elif CC1D_WIDTH > 8 || (CC1D_WIDTH > 4 && BF_SEQ_AND_STATES)
 #define BF_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CF_THREADS, 1)
 #elif BF_SEQ_AND_STATES
 #define BF_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CF_THREADS, 4)

@@ -82,8 +82,12 @@ constexpr int kBlSharedBytes = kBlStageBytes > kBlSumsBytes ? kBlStageBytes : kB
 // A block's shared memory (up to 40 KiB) already caps an SM at 4-5 blocks, and ptxas left
 // alone spends far more registers than the walk needs (it hoists shared loads): asking
 // for 4 blocks (<= 128 registers) costs no occupancy and keeps widths <= 4 spill-free;
-// wider windows get 3 blocks (<= 168) up to width 8, then what they need.
-#if CC1D_WIDTH > 8
+// wider windows get 3 blocks (<= 168) up to width 8, then what they need. (HIP reads the
+// second argument as a minimum of waves per SIMD, a register cap that would spill there;
+// its LDS budget above bounds occupancy instead.)
+#if defined(CC1D_BACKEND_HIP)
+#define BL_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CL_THREADS)
+#elif CC1D_WIDTH > 8
 #define BL_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CL_THREADS, 1)
 #elif CC1D_WIDTH > 4
 #define BL_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CL_THREADS, 3)
