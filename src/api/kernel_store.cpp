@@ -14,6 +14,7 @@
 #include "common/fail.hpp"
 #include "common/log.hpp"
 #include "common/version.hpp"
+#include "rtc/option_text.hpp"
 
 namespace cc1d {
 namespace {
@@ -21,12 +22,6 @@ namespace {
 std::uint64_t elapsed_ns(std::chrono::steady_clock::time_point since) {
     return static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - since).count());
-}
-
-std::string join(const std::vector<std::string>& parts) {
-    std::string text;
-    for (const auto& p : parts) text += (text.empty() ? "" : " ") + p;
-    return text;
 }
 
 // CC1D_DUMP_SOURCE_ON_ERROR=1: keep the failing source where a person can open it.
@@ -66,7 +61,7 @@ KernelStore::CodeObject KernelStore::code_object(const Variant& variant, rtc::Co
                                                  const std::string& target, bool use_disk) {
     const auto source = codegen::render_source(variant, compiler.backend());
     CodeObject code;
-    const std::string options = join(compiler.options(target));
+    const std::string options = rtc::join_options(compiler.options(target));
     code.where = {compiler.backend(), compiler.identity(), target};
     code.key = cache::make_key({variant.canonical(), source.text, options, code.where.compiler, target, version(),
                                 cache_format_version});

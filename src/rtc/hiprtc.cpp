@@ -10,6 +10,7 @@
 #include "common/env.hpp"
 #include "common/fail.hpp"
 #include "rtc/compiler.hpp"
+#include "rtc/option_text.hpp"
 #include "rtc/target_name.hpp"
 
 #if CC1D_HAVE_HIP
@@ -102,11 +103,8 @@ public:
         const auto start = std::chrono::steady_clock::now();
         CompileResult result;
         const auto opts = options(request.target);
-        std::vector<const char*> argv;
-        for (const auto& o : opts) {
-            argv.push_back(o.c_str());
-            result.options += (result.options.empty() ? "" : " ") + o;
-        }
+        std::vector<const char*> argv = option_pointers(opts);
+        result.options = join_options(opts);
         hiprtcProgram program = nullptr;
         hiprtcResult status = hiprtc_.create(&program, request.source.c_str(), request.source_name.c_str(), 0, nullptr, nullptr);
         if (status != HIPRTC_SUCCESS)
@@ -116,7 +114,7 @@ public:
         hiprtc_.log_size(program, &log_size);
         result.log.resize(log_size);
         if (log_size > 0) hiprtc_.log(program, result.log.data());
-        while (!result.log.empty() && (result.log.back() == '\0' || result.log.back() == '\n')) result.log.pop_back();
+        trim_log(result.log);
         if (status == HIPRTC_SUCCESS) {
             std::size_t size = 0;
             hiprtcResult got = hiprtc_.code_size(program, &size);

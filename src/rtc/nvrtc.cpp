@@ -10,6 +10,7 @@
 #include "common/env.hpp"
 #include "common/fail.hpp"
 #include "rtc/compiler.hpp"
+#include "rtc/option_text.hpp"
 #include "rtc/target_name.hpp"
 
 #if CC1D_HAVE_CUDA
@@ -120,11 +121,8 @@ public:
         CompileResult result;
         const auto opts = options(request.target);
         const bool cubin = choose_arch(nvrtc_, parse_sm_target(request.target)).cubin;
-        std::vector<const char*> argv;
-        for (const auto& o : opts) {
-            argv.push_back(o.c_str());
-            result.options += (result.options.empty() ? "" : " ") + o;
-        }
+        std::vector<const char*> argv = option_pointers(opts);
+        result.options = join_options(opts);
         nvrtcProgram program = nullptr;
         nvrtcResult status = nvrtc_.create(&program, request.source.c_str(), request.source_name.c_str(), 0, nullptr, nullptr);
         if (status != NVRTC_SUCCESS)
@@ -134,7 +132,7 @@ public:
         nvrtc_.log_size(program, &log_size);
         result.log.resize(log_size);
         if (log_size > 0) nvrtc_.log(program, result.log.data());
-        while (!result.log.empty() && (result.log.back() == '\0' || result.log.back() == '\n')) result.log.pop_back();
+        trim_log(result.log);
         if (status == NVRTC_SUCCESS) {
             std::size_t size = 0;
             nvrtcResult got = cubin ? nvrtc_.cubin_size(program, &size) : nvrtc_.ptx_size(program, &size);
