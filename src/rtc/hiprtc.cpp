@@ -105,6 +105,11 @@ public:
         const auto opts = options(request.target);
         std::vector<const char*> argv = option_pointers(opts);
         result.options = join_options(opts);
+        // Debian's HIPRTC 5.2 crashes inside libamdhip64 when two threads compile at once
+        // (cc1d-precompile --jobs 2 for a gfx target), so this process runs one HIPRTC
+        // program at a time; NVRTC compiles stay parallel.
+        static std::mutex one_program_at_a_time;
+        const std::lock_guard<std::mutex> lock(one_program_at_a_time);
         hiprtcProgram program = nullptr;
         hiprtcResult status = hiprtc_.create(&program, request.source.c_str(), request.source_name.c_str(), 0, nullptr, nullptr);
         if (status != HIPRTC_SUCCESS)

@@ -184,6 +184,21 @@ TEST_CASE("cc1d-precompile: one progress line per variant and target, then the s
     }
 }
 
+TEST_CASE("cc1d-precompile: parallel jobs for NVRTC and HIPRTC targets together") {
+    // Debian's HIPRTC 5.2 crashed (SIGSEGV) when two threads compiled at once; the tool
+    // must finish with every job accounted for, whatever compilers are installed.
+    const std::string config = write_config(
+        "mixed.json", R"({"variants": [{"op": ["fwd", "update"], "width": [3, 4], "x_dtype": "bf16", "activation": "silu"}]})");
+    const std::string cache = (scratch() / "mixed-cache").string();
+    const Run run = run_tool("cc1d-precompile", {"--config", config, "--target", "sm_90", "--target", "gfx90a",
+                                                 "--cache-dir", cache, "--jobs", "4"});
+    CHECK_MESSAGE(run.status <= 1, "exit " << run.status << "\n" << run.out << run.err);
+    std::smatch summary;
+    const std::regex shape(R"(4 variants x 2 targets: (\d+) compiled, (\d+) already cached, (\d+) failed)");
+    REQUIRE_MESSAGE(std::regex_search(run.out, summary, shape), run.out << run.err);
+    CHECK(std::stoi(summary[1]) + std::stoi(summary[2]) + std::stoi(summary[3]) == 8);
+}
+
 TEST_CASE("cc1d-bench --list needs no GPU and expands every shipped config") {
     const fs::path configs = source_dir() / "configs" / "bench";
     for (const char* name : {"quick.json", "seeds.json", "anchors.json", "decode.json"}) {
