@@ -52,22 +52,22 @@ typedef cc1d_bf16 w_t;
 // Elements of x per 16-byte vector.
 #define CC1D_VEC ((int)(16 / sizeof(x_t)))
 
-CC1D_DEVICE float cc1d_sigmoid(float z) { return 1.0f / (1.0f + cc1d_exp(-z)); }
-CC1D_DEVICE float cc1d_activate(float z) {
-#if CC1D_SILU
-    return z * cc1d_sigmoid(z);
+// ---- SiLU ----------------------------------------------------------------------------
+// The forward and backward kernels are memory-bound only while their instructions per
+// byte stay low. The IEEE sigmoid (exp, then a division) costs two special-function
+// instructions and a few fix-ups per element; a 16-bit kernel handles two elements per
+// four bytes, and the special-function unit (16 results per clock per SM on NVIDIA)
+// becomes its limit. So:
+// - 16-bit x on NVIDIA sm_75+: sigmoid(z) = 0.5 + 0.5·tanh(z/2) with the hardware tanh
+//   (tanh.approx.f32, one instruction, absolute error about 5e-4, so about 2.5e-4 in the
+//   sigmoid: a quarter of an fp16 ulp at 1, far inside the fp16/bf16 tolerances);
+// - otherwise (fp32 x, AMD): exp2 and a reciprocal, both approximate (about 2 ulp each).
+CC1D_DEVICE float cc1d_sigmoid_fast(float z) {
+#if defined(CC1D_TANH_APPROX) && CC1D_X_DTYPE != 0
+    return fmaf(0.5f, cc1d_tanh_approx(0.5f * z), 0.5f);
 #else
-    return z;
-#endif
-}
-// d out / d z, given z.
-CC1D_DEVICE float cc1d_activation_grad(float z) {
-#if CC1D_SILU
-    float s = cc1d_sigmoid(z);
-    return s * (1.0f + z * (1.0f - s));
-#else
-    (void)z;
-    return 1.0f;
+    // For z below about -88 the exp2 overflows to inf and the reciprocal gives 0, the limit.
+    return __fdividef(1.0f, 1.0f + cc1d_exp2_approx(-1.4426950408889634f * z));
 #endif
 }
 
@@ -214,13 +214,11 @@ CC1D_DEVICE void cc1d_v16_store(x_t* row, cc1d_i64 stride, cc1d_i64 pos, cc1d_i6
 // sums the partial rows afterwards, always in the same order (bit-identical results).
 #define CC1D_BWD_SUMS (CC1D_WIDTH + 1)
 
-// d act / d z with an approximate reciprocal (about 2 ulp, far inside every tolerance):
-// cc1d_activation_grad's IEEE division is a slow-path call per element. For z below
-// about -88 the reciprocal of inf is 0, the right limit.
+// d act / d z, given z (SiLU: s·(1 + z·(1 − s)) with s = sigmoid(z), cc1d_sigmoid_fast).
 CC1D_DEVICE float cc1d_bwd_act_grad(float z) {
 #if CC1D_SILU
-    const float s = __fdividef(1.0f, 1.0f + cc1d_exp(-z));
-    return s * (1.0f + z * (1.0f - s));
+    const float s = cc1d_sigmoid_fast(z);
+    return s * fmaf(z, 1.0f - s, 1.0f);
 #else
     (void)z;
     return 1.0f;
@@ -292,12 +290,14 @@ CC1D_DEVICE void cc1d_bwd_reduce(const cc1d_bwd_params& p) {
     cc1d_bwd_write_dw(p, d, k, sum, p.accumulate != 0);
 }
 
-// The activation with an approximate reciprocal (div.approx on NVIDIA, about 2 ulp, far
-// inside every tolerance). cc1d_activate's IEEE division brings a slow-path call per
-// element, which in the unrolled forward kernels costs registers and occupancy.
+// The activation (SiLU: z·sigmoid(z), cc1d_sigmoid_fast).
 CC1D_DEVICE float cc1d_activate_fast(float z) {
-#if CC1D_SILU
-    return z * __fdividef(1.0f, 1.0f + cc1d_exp(-z));
+#if CC1D_SILU && defined(CC1D_TANH_APPROX) && CC1D_X_DTYPE != 0
+    // z·(0.5 + 0.5·tanh(z/2)) = h + h·tanh(h) with h = z/2: one multiply, one tanh, one fma.
+    const float h = 0.5f * z;
+    return fmaf(h, cc1d_tanh_approx(h), h);
+#elif CC1D_SILU
+    return z * cc1d_sigmoid_fast(z);
 #else
     return z;
 #endif

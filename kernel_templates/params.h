@@ -30,6 +30,11 @@
 #define CC1D_REDUCE_SUM 0         // sum the partial rows in order into dweight/dbias
 #define CC1D_REDUCE_ZERO 1        // zero the atomic target of dw_mode before the main kernel
 #define CC1D_UPDATE_THREADS 128
+// How an update kernel walks its channels (cc1d_update_params.path).
+#define CC1D_UPD_PER_CHANNEL 0    // a thread per channel, straight on global memory (any strides)
+#define CC1D_UPD_STAGED 1         // rows through shared memory as 16-byte vectors (contiguous chunks)
+#define CC1D_UPD_REGISTERS 2      // one token, state_len = width - 1, plain state: a thread owns a
+                                  // 16-byte vector of channels and keeps everything in registers
 
 struct cc1d_fwd_params {
     const void* x;
@@ -113,8 +118,9 @@ struct cc1d_update_params {
     long long seqlens_stride, indices_stride;
     long long chunk;                 // channels per block
     int pad_slot_id;
-    int staged;                      // 1: rows move through shared memory as 16-byte vectors
-                                     //    (contiguous, aligned chunks); 0: thread per channel
+    int path;                        // CC1D_UPD_PER_CHANNEL, CC1D_UPD_STAGED or CC1D_UPD_REGISTERS
+    int weight_vectors;              // registers path: weight rows contiguous and 16-byte aligned
+    int pad_;
 };
 
 struct cc1d_varlen_params {

@@ -23,4 +23,6 @@ CC1D_DEVICE unsigned short cc1d_float_to_half_bits(float f) {
 CC1D_DEVICE float cc1d_shfl_xor(float v, int mask) { return __shfl_xor(v, mask); }
 CC1D_DEVICE float cc1d_shfl_up(float v, int delta) { return __shfl_up(v, delta); }
 CC1D_DEVICE float cc1d_shfl_down(float v, int delta) { return __shfl_down(v, delta); }
-CC1D_DEVICE float cc1d_exp(float x) { return __expf(x); }
+// 2^x (approximate; __expf is the native exp2 after a multiply by log2(e), which this
+// multiply undoes at compile time).
+CC1D_DEVICE float cc1d_exp2_approx(float x) { return __expf(x * 0.6931471805599453f); }

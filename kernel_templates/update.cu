@@ -7,12 +7,18 @@
 //     place: new[i] = old[i + T] (or x[i + T - S]) for ascending i reads only entries at
 //     or after i + T > i, which no earlier step has overwritten,
 //  3. the T outputs are computed with that window (compile-time indices).
-// Staged path (p.staged, the usual contiguous layouts): the block's slice of x, out and
+// Staged path (p.path == CC1D_UPD_STAGED, contiguous layouts): the block's slice of x, out and
 // the state are each one contiguous, 16-byte aligned run of memory, so they move between
 // global and shared memory as 16-byte vectors, several in flight per thread, and the
 // per-channel work reads shared memory. Decoding is a few bytes per channel: with a
 // thread per channel and 2-byte accesses the instruction count, not the memory, would
 // set the time. Otherwise a thread per channel works on global memory directly.
+// Registers path (kernel CC1D_ENTRY_REGISTERS, p.path == CC1D_UPD_REGISTERS: one token, state_len == K, plain state,
+// contiguous aligned rows; the usual decoding step): a thread owns the VEC channels of
+// one x vector. It issues every load of its work at once (x, its K·VEC state entries
+// and, when the weight rows are contiguous, the VEC·W weights, all as 16-byte vectors),
+// computes in registers and stores out and the shifted state as 16-byte vectors: one
+// memory round trip per thread, no barrier, no shared memory.
 // A row whose conv_state_indices entry equals pad_slot_id gets zeros in out, state
 // untouched.
 
@@ -113,6 +119,112 @@ CC1D_DEVICE void upd_stage_out(const x_t* src, int count, x_t* dst) {
         dst[e] = src != nullptr ? src[e] : cc1d_of_bits<x_t>(0u);
 }
 
+
+// ---- registers path ----------------------------------------------------------------------
+constexpr int kUpdRegStateVecs = CC1D_K;   // VEC channels x K entries = K vectors
+constexpr int kUpdRegWeightBytes = CC1D_VEC * CC1D_WIDTH * (int)sizeof(w_t);
+constexpr int kUpdRegWeightVecs = kUpdRegWeightBytes % 16 == 0 ? kUpdRegWeightBytes / 16 : 1;
+constexpr bool kUpdRegWeightVectors = kUpdRegWeightBytes % 16 == 0;
+
+// Element i of an array of raw w_t packed into 16-byte vectors (i a compile-time constant
+// after unrolling).
+CC1D_DEVICE float upd_w_element(const cc1d_vec16 (&v)[kUpdRegWeightVecs], int i) {
+    const int per_vec = 16 / (int)sizeof(w_t);
+    const cc1d_vec16& vec = v[(i / per_vec) % kUpdRegWeightVecs];   // (the modulo only matters in dead code)
+    const int e = i % per_vec;
+    if (sizeof(w_t) == 4) return cc1d_to_float(cc1d_of_bits<float>(vec.w[e & 3]));
+    return cc1d_to_float(cc1d_of_bits<w_t>((vec.w[(e >> 1) & 3] >> ((e & 1) * 16)) & 0xffffu));
+}
+
+CC1D_DEVICE void upd_registers(const cc1d_update_params& p) {
+    const unsigned int vecs_per_row = (unsigned int)p.dim / CC1D_VEC;   // the launcher made dim % VEC == 0
+    const unsigned int g = cc1d_flat_block() * blockDim.x + threadIdx.x;
+    const unsigned int b = g / vecs_per_row;
+    if (b >= p.batch) return;
+    const cc1d_i64 c0 = (cc1d_i64)(g - b * vecs_per_row) * CC1D_VEC;
+    const x_t* x = reinterpret_cast<const x_t*>(p.x) + b * p.x_stride_b + c0;
+    x_t* out = reinterpret_cast<x_t*>(p.out) + b * p.out_stride_b + c0;
+    cc1d_i64 slot = b;
+#if CC1D_HAS_STATE_INDICES
+    slot = p.conv_state_indices[b * p.indices_stride];
+    if (slot == p.pad_slot_id) {
+        cc1d_v16_store_global(out, cc1d_v16_zero());
+        return;
+    }
+#endif
+    // The channels' K entries each, adjacent: entry j of channel c at element c * K + j.
+    x_t* state = reinterpret_cast<x_t*>(p.conv_state) + slot * p.state_stride_b + c0 * CC1D_K;
+
+    // ---- every load first ----
+    const cc1d_vec16 xv = cc1d_v16_load_aligned(x);
+    cc1d_vec16 sv[kUpdRegStateVecs > 0 ? kUpdRegStateVecs : 1];
+#pragma unroll
+    for (int i = 0; i < kUpdRegStateVecs; ++i) sv[i] = cc1d_v16_load_aligned(state + i * CC1D_VEC);
+    float w[CC1D_VEC][CC1D_WIDTH];
+    if (kUpdRegWeightVectors && p.weight_vectors) {
+        cc1d_vec16 wv[kUpdRegWeightVecs];
+        const char* wrow = reinterpret_cast<const char*>(p.weight) + c0 * CC1D_WIDTH * (cc1d_i64)sizeof(w_t);
+#pragma unroll
+        for (int i = 0; i < kUpdRegWeightVecs; ++i) wv[i] = cc1d_v16_load_aligned(wrow + 16 * i);
+#pragma unroll
+        for (int c = 0; c < CC1D_VEC; ++c)
+#pragma unroll
+            for (int k = 0; k < CC1D_WIDTH; ++k) w[c][k] = upd_w_element(wv, c * CC1D_WIDTH + k);
+    } else {
+#pragma unroll
+        for (int c = 0; c < CC1D_VEC; ++c)
+#pragma unroll
+            for (int k = 0; k < CC1D_WIDTH; ++k)
+                w[c][k] = cc1d_load_float<w_t>(p.weight, (c0 + c) * p.w_stride_d + k * p.w_stride_k);
+    }
+    float bias[CC1D_VEC];
+#pragma unroll
+    for (int c = 0; c < CC1D_VEC; ++c) {
+#if CC1D_HAS_BIAS
+        bias[c] = cc1d_load_float<w_t>(p.bias, (c0 + c) * p.bias_stride);
+#else
+        bias[c] = 0.0f;
+#endif
+    }
+
+    // ---- outputs, then the state shifted by one token (raw bits: bit-exact) ----
+    float ys[CC1D_VEC];
+#pragma unroll
+    for (int c = 0; c < CC1D_VEC; ++c) {
+        float z = bias[c];
+#pragma unroll
+        for (int k = 0; k < CC1D_K; ++k) {
+            const int e = c * CC1D_K + k;
+            z = fmaf(w[c][k], cc1d_v16_float(sv[e / CC1D_VEC], e % CC1D_VEC), z);
+        }
+        z = fmaf(w[c][CC1D_K], cc1d_v16_float(xv, c), z);
+        ys[c] = cc1d_activate_fast(z);
+    }
+    cc1d_v16_store_global(out, cc1d_v16_from_floats(ys));
+    if (kUpdRegStateVecs > 0) {
+        cc1d_vec16 nv[kUpdRegStateVecs > 0 ? kUpdRegStateVecs : 1];
+#pragma unroll
+        for (int e = 0; e < CC1D_K * CC1D_VEC; ++e) {
+            const int c = e / CC1D_K, j = e % CC1D_K;   // new entry j = old entry j + 1, the last = x
+            const int from = e + 1;
+            const x_t value = j + 1 < CC1D_K ? cc1d_v16_raw(sv[from / CC1D_VEC], from % CC1D_VEC) : cc1d_v16_raw(xv, c);
+            cc1d_v16_set(nv[e / CC1D_VEC], e % CC1D_VEC, value);
+        }
+#pragma unroll
+        for (int i = 0; i < kUpdRegStateVecs; ++i) cc1d_v16_store_global(state + i * CC1D_VEC, nv[i]);
+    }
+}
+
+// The registers path is a kernel of its own: its register count (which grows with the
+// width) must not lower the occupancy of the staged and per-channel paths.
+extern "C" __global__ void __launch_bounds__(CC1D_UPDATE_THREADS) CC1D_ENTRY_REGISTERS(cc1d_update_params p) {
+#if !CC1D_HAS_CACHE_SEQLENS
+    upd_registers(p);
+#else
+    (void)p;   // circular state: never launched (update.cpp)
+#endif
+}
+
 extern "C" __global__ void __launch_bounds__(CC1D_UPDATE_THREADS) CC1D_ENTRY(cc1d_update_params p) {
     extern __shared__ cc1d_vec16 upd_smem[];
     const unsigned int chunk = (unsigned int)p.chunk;
@@ -130,7 +242,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_UPDATE_THREADS) CC1D_ENTRY(cc1
 #if CC1D_HAS_STATE_INDICES
     slot = p.conv_state_indices[b * p.indices_stride];
     if (slot == p.pad_slot_id) {
-        if (p.staged) {
+        if (p.path == CC1D_UPD_STAGED) {
             upd_stage_out(nullptr, channels * T, out);
         } else if ((int)threadIdx.x < channels) {
             for (int t = 0; t < T; ++t) out[threadIdx.x * p.out_stride_d + t * p.out_stride_l] = cc1d_of_bits<x_t>(0u);
@@ -155,7 +267,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_UPDATE_THREADS) CC1D_ENTRY(cc1
     cur.first_write = 0;
 #endif
 
-    if (!p.staged) {
+    if (p.path == CC1D_UPD_PER_CHANNEL) {
         const int c = threadIdx.x;   // the launcher makes chunk == blockDim.x here
         if (c < channels)
             upd_channel(p, c0 + c, cur, state + c * p.state_stride_d, p.state_stride_l, x + c * p.x_stride_d,

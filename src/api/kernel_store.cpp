@@ -104,7 +104,8 @@ LoadedKernel KernelStore::load(device::Device& device, int ordinal, const Varian
         }
         try {
             k.main = device.get_function(module, entry);
-            if (variant.op == Op::bwd) k.reduce = device.get_function(module, entry + "_reduce");
+            const char* second = codegen::second_kernel(variant.op).suffix;
+            if (*second != 0) k.second = device.get_function(module, entry + second);
         } catch (...) {
             std::lock_guard<std::mutex> lock(mutex_);
             modules_.erase(std::find(modules_.begin(), modules_.end(), std::make_pair(&device, module)));

@@ -24,7 +24,7 @@ namespace cc1d {
 struct LoadedKernel {
     void* module = nullptr;
     void* main = nullptr;
-    void* reduce = nullptr;   // backward only
+    void* second = nullptr;   // codegen::second_kernel: backward's reduction, update's registers path
 };
 
 struct StoreCounters {

@@ -63,8 +63,8 @@ public:
 
     void launch(launch::Kernel which, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes, const void* params,
                 std::size_t params_size) override {
-        void* function = which == launch::Kernel::main ? kernel_.main : kernel_.reduce;
-        if (function == nullptr) fail(ErrorCode::unsupported, "this kernel family has no reduce kernel");
+        void* function = which == launch::Kernel::main ? kernel_.main : kernel_.second;
+        if (function == nullptr) fail(ErrorCode::unsupported, "this kernel family has one kernel only");
         if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;   // nothing to do
         device_.launch(function, grid, block, shared_bytes, stream_, params, params_size);
         ++counters_.launches;

@@ -21,7 +21,7 @@ int dtype_code(DType dtype) {
     }
 }
 
-std::string variant_macros(const Variant& v, const std::string& entry, const std::string& reduce_entry) {
+std::string variant_macros(const Variant& v, const std::string& entry, const std::string& second_entry) {
     std::string text = fmt::format("// cc1d variant: {}\n", v.canonical());
     auto define = [&text](const char* name, auto value) { text += fmt::format("#define {} {}\n", name, value); };
     define("CC1D_WIDTH", v.width);
@@ -37,7 +37,7 @@ std::string variant_macros(const Variant& v, const std::string& entry, const std
     define("CC1D_HAS_STATE_INDICES", int(v.state_indices));
     define("CC1D_CHANNEL_LAST", int(v.layout == Layout::channel_last));
     define("CC1D_ENTRY", entry);
-    if (!reduce_entry.empty()) define("CC1D_ENTRY_REDUCE", reduce_entry);
+    if (!second_entry.empty()) define(second_kernel(v.op).macro, second_entry);
     return text;
 }
 
@@ -70,6 +70,14 @@ std::string template_text(const std::string& file_name) {
     fail(ErrorCode::invalid_argument, "no embedded kernel template named '{}'", file_name);
 }
 
+SecondKernel second_kernel(Op op) {
+    switch (op) {
+        case Op::bwd: return {"_reduce", "CC1D_ENTRY_REDUCE"};
+        case Op::update: return {"_registers", "CC1D_ENTRY_REGISTERS"};
+        default: return {"", ""};
+    }
+}
+
 RenderedSource render_source(const Variant& raw, const std::string& backend) {
     const Variant variant = raw.normalized();
     check_variant(variant);
@@ -77,10 +85,10 @@ RenderedSource render_source(const Variant& raw, const std::string& backend) {
         fail(ErrorCode::invalid_argument, "render_source: unknown backend '{}' (expected cuda or hip)", backend);
     RenderedSource out;
     out.entry = variant.entry_name();
-    if (variant.op == Op::bwd) out.reduce_entry = out.entry + "_reduce";
+    if (*second_kernel(variant.op).suffix != 0) out.second_entry = out.entry + second_kernel(variant.op).suffix;
     out.name = out.entry + ".cu";
     out.text = template_text(backend == "cuda" ? "prelude_cuda.h" : "prelude_hip.h");
-    out.text += variant_macros(variant, out.entry, out.reduce_entry);
+    out.text += variant_macros(variant, out.entry, out.second_entry);
     out.text += template_text("params.h");
     out.text += template_text("common.h");
     out.text += template_text(family_template(variant));

@@ -14,8 +14,18 @@ struct RenderedSource {
     std::string text;
     std::string name;          // "<entry>.cu", for logs and compile errors
     std::string entry;         // main kernel
-    std::string reduce_entry;  // backward's reduction kernel; empty for other ops
+    std::string second_entry;  // the module's second kernel (second_kernel_suffix); empty if none
 };
+
+// The second kernel of a family's module, as a suffix of the main entry's name, and the
+// macro its template names it by: backward's fixed-order reduction ("_reduce",
+// CC1D_ENTRY_REDUCE), update's registers path ("_registers", CC1D_ENTRY_REGISTERS);
+// empty for families with one kernel.
+struct SecondKernel {
+    const char* suffix;
+    const char* macro;
+};
+SecondKernel second_kernel(Op op);
 
 // backend: "cuda" or "hip".
 RenderedSource render_source(const Variant& variant, const std::string& backend);

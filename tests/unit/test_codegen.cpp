@@ -28,12 +28,22 @@ TEST_CASE("rendered source is self-contained and carries the variant") {
     CHECK(codegen::render_source(v, "hip").text.find("CC1D_BACKEND_HIP") != std::string::npos);
 }
 
-TEST_CASE("backward sources name a reduce entry") {
+TEST_CASE("backward and update sources name their second kernel; the others have none") {
     Variant v;
     v.op = Op::bwd;
-    const auto source = codegen::render_source(v, "cuda");
-    CHECK(source.reduce_entry == v.entry_name() + "_reduce");
-    CHECK(source.text.find("#define CC1D_ENTRY_REDUCE " + source.reduce_entry) != std::string::npos);
+    auto source = codegen::render_source(v, "cuda");
+    CHECK(source.second_entry == v.entry_name() + "_reduce");
+    CHECK(source.text.find("#define CC1D_ENTRY_REDUCE " + source.second_entry) != std::string::npos);
+    v.op = Op::update;
+    source = codegen::render_source(v, "hip");
+    CHECK(source.second_entry == v.entry_name() + "_registers");
+    CHECK(source.text.find("#define CC1D_ENTRY_REGISTERS " + source.second_entry) != std::string::npos);
+    for (Op op : {Op::fwd, Op::varlen_fwd}) {
+        v.op = op;
+        source = codegen::render_source(v, "cuda");
+        CHECK(source.second_entry.empty());
+        CHECK(source.text.find("CC1D_ENTRY_REDUCE") == std::string::npos);
+    }
 }
 
 TEST_CASE("every op family has an embedded template") {

@@ -11,9 +11,10 @@
 
 namespace cc1d::launch {
 
-// Kernel functions of one module: the family's main kernel and, for backward, the
-// fixed-order reduction of the dweight/dbias partials.
-enum class Kernel { main = 0, reduce = 1 };
+// Kernel functions of one module: the family's main kernel and its second one
+// (codegen::second_kernel): backward's fixed-order reduction of the dweight/dbias
+// partials, update's registers path.
+enum class Kernel { main = 0, reduce = 1, registers = 1 };
 
 class Launcher {
 public:

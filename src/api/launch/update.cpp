@@ -1,5 +1,6 @@
-// Host side of update.cu: picks the staged path (contiguous, aligned rows) or a thread
-// per channel, and the channels per block.
+// Host side of update.cu: picks the registers path (one token, the usual decoding step),
+// the staged path (contiguous, aligned rows) or a thread per channel, and the channels
+// per block.
 #include <algorithm>
 
 #include "api/launch/launch.hpp"
@@ -61,8 +62,22 @@ void update(Launcher& launcher, const Variant& variant, const UpdateArgs& args) 
     while (chunk > threads && shared_bytes(chunk) > 32 * 1024) chunk -= threads;
     device::Dim3 block;
     unsigned shared = 0;
+    // Registers path: a thread per 16-byte vector of channels (update.cu).
+    const bool one_token_plain_state =
+        T == 1 && S == variant.width - 1 && S > 0 && !variant.cache_seqlens && variant.width <= 8;
+    if (staged && one_token_plain_state && p.dim % vec == 0 && p.batch * (p.dim / vec) < (std::int64_t(1) << 31)) {
+        p.path = CC1D_UPD_REGISTERS;
+        p.weight_vectors = args.weight.strides[1] == 1 && args.weight.strides[0] == variant.width &&
+                           aligned16(args.weight.data);
+        chunk = threads * vec;
+        block.x = static_cast<unsigned>(threads);
+        p.chunk = chunk;
+        launcher.launch(Kernel::registers, util::flat_grid(util::ceil_div(p.batch * (p.dim / vec), threads)), block, 0, &p,
+                        sizeof(p));
+        return;
+    }
     if (staged && shared_bytes(chunk) <= 32 * 1024) {
-        p.staged = 1;
+        p.path = CC1D_UPD_STAGED;
         // Small D: one chunk of D rounded up to whole warps, no idle blocks.
         chunk = std::min(chunk, util::ceil_div(p.dim, vec * 32) * vec * 32);
         block.x = static_cast<unsigned>(std::min(threads, util::ceil_div(chunk, 32) * 32));
@@ -70,7 +85,7 @@ void update(Launcher& launcher, const Variant& variant, const UpdateArgs& args) 
     } else {
         // Thread per channel: CC1D_UPDATE_THREADS channels per block (fewer when D is small,
         // so a B = 1 decode step launches no idle warps).
-        p.staged = 0;
+        p.path = CC1D_UPD_PER_CHANNEL;
         chunk = std::min(threads, util::ceil_div(p.dim, 32) * 32);
         block.x = static_cast<unsigned>(chunk);
     }
