@@ -1,6 +1,6 @@
 // Causal conv1d forward, channel-first layout: x and out are (B, D, L) with L contiguous.
 //
-// One block computes one tile of one row (b, d): blockDim.x * CC1D_FWD_CF_ILP 16-byte
+// One block computes one tile of one row (b, d): blockDim.x * CC1D_FWD_CF_ILP(sizeof(x_t)) 16-byte
 // vectors along L. Each thread issues all of its global loads before it uses any, so
 // every thread keeps ILP * 16 bytes in flight (that, not arithmetic, sets the speed),
 // and parks them in shared memory next to the tile's halo: the ceil(K / VEC) vectors
@@ -56,7 +56,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CF_THREADS) CC1D_ENTRY(cc1
     const unsigned int b = row / dim, d = row - b * dim;
 
     const int nthreads = blockDim.x, tid = threadIdx.x;
-    const int tile_vecs = nthreads * CC1D_FWD_CF_ILP;
+    const int tile_vecs = nthreads * CC1D_FWD_CF_ILP(sizeof(x_t));
     const cc1d_i64 tile_start = (cc1d_i64)tile * tile_vecs * CC1D_VEC;
     const cc1d_i64 L = p.seqlen;
     const bool vector_ok = p.vector_ok != 0;
@@ -67,18 +67,18 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CF_THREADS) CC1D_ENTRY(cc1
 
     // ---- 1. loads: tile, halo, (seq ids), weights; all issued before the barrier ----
     if (vector_ok) {
-        cc1d_vec16 v[CC1D_FWD_CF_ILP];
+        cc1d_vec16 v[CC1D_FWD_CF_ILP(sizeof(x_t))];
 #pragma unroll
-        for (int i = 0; i < CC1D_FWD_CF_ILP; ++i) {
+        for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) {
             const cc1d_i64 pos = tile_start + (cc1d_i64)(tid + i * nthreads) * CC1D_VEC;
             v[i] = pos < L ? cc1d_v16_load(xrow, 1, pos, L, pos + CC1D_VEC <= L) : cc1d_v16_zero();
         }
 #pragma unroll
-        for (int i = 0; i < CC1D_FWD_CF_ILP; ++i) cc1d_v16_store_aligned(&s_x[kCfHalo + tid + i * nthreads], v[i]);
+        for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) cc1d_v16_store_aligned(&s_x[kCfHalo + tid + i * nthreads], v[i]);
     } else {
         x_t* s_elems = reinterpret_cast<x_t*>(s_x) + kCfHaloElems;
 #pragma unroll 4
-        for (int i = 0; i < CC1D_FWD_CF_ILP * CC1D_VEC; ++i) {
+        for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)) * CC1D_VEC; ++i) {
             const int e = tid + i * nthreads;
             const cc1d_i64 pos = tile_start + e;
             s_elems[e] = pos < L ? xrow[pos * p.x_stride_l] : cc1d_of_bits<x_t>(0u);
@@ -94,7 +94,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CF_THREADS) CC1D_ENTRY(cc1
     int* s_seq = reinterpret_cast<int*>(s_x + kCfHalo + tile_vecs);
     const int* seq_row = p.seq_idx + b * p.seq_stride_b;
 #pragma unroll 4
-    for (int i = 0; i < CC1D_FWD_CF_ILP * CC1D_VEC; ++i) {
+    for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)) * CC1D_VEC; ++i) {
         const int e = tid + i * nthreads;
         const cc1d_i64 pos = tile_start + e;
         s_seq[kCfHaloElems + e] = pos < L ? seq_row[pos * p.seq_stride_l] : -1;
@@ -125,7 +125,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CF_THREADS) CC1D_ENTRY(cc1
 
     // ---- 3. compute: each output vector from its K predecessors and itself ----
 #pragma unroll
-    for (int i = 0; i < CC1D_FWD_CF_ILP; ++i) {
+    for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) {
         const int j = tid + i * nthreads;
         const cc1d_i64 pos = tile_start + (cc1d_i64)j * CC1D_VEC;
         if (pos >= L) break;

@@ -7,7 +7,10 @@
 
 // Block sizes the host launcher and the kernels agree on.
 #define CC1D_FWD_CF_THREADS 128   // channel-first forward: threads along time
-#define CC1D_FWD_CF_ILP 2         // 16-byte vectors per thread per tile
+// 16-byte vectors per thread per tile, by element size: a 16-bit thread computes 8
+// outputs per vector, so 4 vectors share its fixed costs (indices, weights, halo) over
+// 32 outputs; fp32 threads do 2 vectors (8 outputs), more would only lengthen rows' tails.
+#define CC1D_FWD_CF_ILP(elem_bytes) ((elem_bytes) == 4 ? 2 : 4)
 #define CC1D_FWD_CL_THREADS 128   // channel-last forward: threads per block, which computes a
 #define CC1D_FWD_CL_CHANNELS 64   // tile of this many channels x CHUNK time steps (16-bit x;
 #define CC1D_FWD_CL_CHUNK 64      // fp32 x: CHUNK / 2 steps, so a tile is always 8 KiB of x)

@@ -131,26 +131,34 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
     const unsigned int tiles = (unsigned int)p.tiles;
     const unsigned int d = block / tiles, tile = block - d * tiles;
     const int nthreads = blockDim.x, tid = threadIdx.x;
-    const int tile_vecs = nthreads * CC1D_FWD_CF_ILP;
-    const cc1d_i64 tile_start = (cc1d_i64)tile * tile_vecs * CC1D_VEC;
+    const int tile_vecs = nthreads * CC1D_FWD_CF_ILP(sizeof(x_t));
     const cc1d_i64 total = p.total;
     const bool vector_ok = p.vector_ok != 0;
     const x_t* xrow = reinterpret_cast<const x_t*>(p.x) + d * p.x_stride_d;
     x_t* orow = reinterpret_cast<x_t*>(p.out) + d * p.out_stride_d;
+    // Rows of (D, total) start anywhere when total is odd, so with unit strides the tiles
+    // follow the row's own 16-byte boundaries: they start `lead` elements before token 0
+    // (the elements of the aligned vector that precede it). Vectors entirely inside
+    // [0, total) move as 16-byte accesses, the row's first and last ones element-wise.
+    // out's row may sit at another offset within its vector: then it is stored element-wise.
+    const int lead = vector_ok ? (int)(((unsigned long long)xrow & 15u) / sizeof(x_t)) : 0;
+    const bool out_vectors = vector_ok && (int)(((unsigned long long)orow & 15u) / sizeof(x_t)) == lead;
+    const cc1d_i64 tile_start = (cc1d_i64)tile * tile_vecs * CC1D_VEC - lead;
+    if (tile_start >= total) return;   // the extra tile the launcher adds for the lead
 
     if (vector_ok) {
-        cc1d_vec16 v[CC1D_FWD_CF_ILP];
+        cc1d_vec16 v[CC1D_FWD_CF_ILP(sizeof(x_t))];
 #pragma unroll
-        for (int i = 0; i < CC1D_FWD_CF_ILP; ++i) {
+        for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) {
             const cc1d_i64 pos = tile_start + (cc1d_i64)(tid + i * nthreads) * CC1D_VEC;
-            v[i] = pos < total ? cc1d_v16_load(xrow, 1, pos, total, pos + CC1D_VEC <= total) : cc1d_v16_zero();
+            v[i] = pos < total ? cc1d_v16_load(xrow, 1, pos, total, pos >= 0 && pos + CC1D_VEC <= total) : cc1d_v16_zero();
         }
 #pragma unroll
-        for (int i = 0; i < CC1D_FWD_CF_ILP; ++i) cc1d_v16_store_aligned(&vl_smem[kVlHalo + tid + i * nthreads], v[i]);
+        for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) cc1d_v16_store_aligned(&vl_smem[kVlHalo + tid + i * nthreads], v[i]);
     } else {
         x_t* s_elems = reinterpret_cast<x_t*>(vl_smem) + kVlHaloElems;
-#pragma unroll 1
-        for (int i = 0; i < CC1D_FWD_CF_ILP * CC1D_VEC; ++i) {
+#pragma unroll 4
+        for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)) * CC1D_VEC; ++i) {
             const int e = tid + i * nthreads;
             const cc1d_i64 pos = tile_start + e;
             s_elems[e] = pos < total ? xrow[pos * p.x_stride_l] : cc1d_of_bits<x_t>(0u);
@@ -177,7 +185,7 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
     __syncthreads();
 
 #pragma unroll
-    for (int i = 0; i < CC1D_FWD_CF_ILP; ++i) {
+    for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) {
         const int j = tid + i * nthreads;
         const cc1d_i64 pos = tile_start + (cc1d_i64)j * CC1D_VEC;
         if (pos >= total) break;
@@ -212,7 +220,7 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
                 for (int k = 0; k <= CC1D_K; ++k) z = fmaf(w[k], win[e + k], z);
                 ys[e] = cc1d_activate_fast(z);
             }
-            cc1d_v16_store(orow, p.out_stride_l, pos, total, vector_ok && pos + CC1D_VEC <= total,
+            cc1d_v16_store(orow, p.out_stride_l, pos, total, out_vectors && pos >= 0 && pos + CC1D_VEC <= total,
                            cc1d_v16_from_floats(ys));
         } else {
             // Near a sequence start (rare): token by token, x from shared memory. A rolled
@@ -222,6 +230,7 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
             for (int e = 0; e < CC1D_VEC; ++e) {
                 const cc1d_i64 t = pos + e;
                 if (t >= total) break;
+                if (t < 0) continue;   // before the row (the first vector of a leading tile)
                 const cc1d_i64 s = vl_sequence_of(p, t);
                 const float y =
                     s < 0 ? 0.0f : vl_output_near_start(p, w, bias, s, vl_offset(p, s), t, d, tile_x, tile_start);

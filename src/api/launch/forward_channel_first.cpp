@@ -22,8 +22,9 @@ int threads_for_row(std::int64_t seqlen, int elems_per_thread) {
 void forward_channel_first(Launcher& launcher, const Variant& variant, const ForwardArgs& args) {
     cc1d_fwd_params p = util::forward_params(args);
     const int vec = util::vector_elems(variant.x_dtype);
-    const int threads = threads_for_row(p.seqlen, CC1D_FWD_CF_ILP * vec);
-    const std::int64_t tile_len = std::int64_t(threads) * CC1D_FWD_CF_ILP * vec;
+    const int ilp = CC1D_FWD_CF_ILP(dtype_size(variant.x_dtype));
+    const int threads = threads_for_row(p.seqlen, ilp * vec);
+    const std::int64_t tile_len = std::int64_t(threads) * ilp * vec;
     // At least one tile: with L == 0 the block still writes final_states (from the halo).
     p.tiles = std::max<std::int64_t>(1, util::ceil_div(p.seqlen, tile_len));
     p.chunk_len = tile_len;
@@ -32,7 +33,7 @@ void forward_channel_first(Launcher& launcher, const Variant& variant, const For
     // Shared memory as the kernel lays it out: [halo + tile] vectors, then with seq_idx
     // one int per element of that span.
     const int halo = (variant.width - 1 + vec - 1) / vec;
-    const std::int64_t span_vecs = halo + std::int64_t(threads) * CC1D_FWD_CF_ILP;
+    const std::int64_t span_vecs = halo + std::int64_t(threads) * ilp;
     std::int64_t shared = span_vecs * 16;
     if (variant.seq_idx) shared += span_vecs * vec * 4;
 

@@ -46,6 +46,10 @@ inline bool rows_vectorizable(const Tensor& t, int vector_axis) {
     return true;
 }
 
+// True when `axis` of `t` has unit stride (or a single element), whatever the alignment:
+// kernels that split each row at its own 16-byte boundaries (varlen_fwd.cu) need no more.
+inline bool unit_stride(const Tensor& t, int axis) { return t.shape[axis] <= 1 || t.strides[axis] == 1; }
+
 // The forward parameter block with everything but the geometry (tiles, chunk_len).
 inline cc1d_fwd_params forward_params(const ForwardArgs& args) {
     cc1d_fwd_params p{};

@@ -70,15 +70,18 @@ void varlen_forward(Launcher& launcher, const Variant& variant, const VarlenForw
         block.x = CC1D_FWD_CL_THREADS;
         blocks = util::ceil_div(p.dim, CC1D_FWD_CL_CHANNELS) * p.tiles;
     } else {
-        const int threads = threads_for_row(p.total, CC1D_FWD_CF_ILP * vec);
-        const std::int64_t tile_len = std::int64_t(threads) * CC1D_FWD_CF_ILP * vec;
-        p.tiles = util::ceil_div(p.total, tile_len);
+        const int ilp = CC1D_FWD_CF_ILP(dtype_size(variant.x_dtype));
+        const int threads = threads_for_row(p.total, ilp * vec);
+        const std::int64_t tile_len = std::int64_t(threads) * ilp * vec;
+        p.vector_ok = util::unit_stride(args.x, 1) && util::unit_stride(args.out, 1);
+        // With vectors, a row's tiles start up to vec - 1 elements before its first token
+        // (at the row's first 16-byte boundary): one more tile may be needed.
+        p.tiles = util::ceil_div(p.total + (p.vector_ok ? vec - 1 : 0), tile_len);
         p.chunk_len = tile_len;
-        p.vector_ok = util::rows_vectorizable(args.x, 1) && util::rows_vectorizable(args.out, 1);
         block.x = static_cast<unsigned>(threads);
         blocks = p.dim * p.tiles;
         const int halo = (variant.width - 1 + vec - 1) / vec;
-        shared = static_cast<unsigned>((halo + std::int64_t(threads) * CC1D_FWD_CF_ILP) * 16);
+        shared = static_cast<unsigned>((halo + std::int64_t(threads) * ilp) * 16);
     }
     p.phase = 0;
     if (blocks > 0) launcher.launch(Kernel::main, util::flat_grid(blocks), block, shared, &p, sizeof(p));
