@@ -123,6 +123,7 @@ CC1D_DEVICE void vl_write_states(const cc1d_varlen_params& p) {
 
 constexpr int kVlHalo = (CC1D_K + CC1D_VEC - 1) / CC1D_VEC;
 constexpr int kVlHaloElems = kVlHalo * CC1D_VEC;
+constexpr int kVlMaxListedStarts = 32;   // sequence starts a tile lists (more: each vector searches)
 
 CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
     extern __shared__ cc1d_vec16 vl_smem[];   // [halo + tile] vectors of raw x
@@ -176,12 +177,32 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
 #if CC1D_HAS_BIAS
     bias = cc1d_load_float<w_t>(p.bias, d * p.bias_stride);
 #endif
-    // The whole tile is plain convolution when one sequence holds it and started at
-    // least K tokens before it (the common case for long prompts).
+    // Outputs differ from the plain convolution only within K tokens after a sequence
+    // start and outside [cu[0], cu[N]). Thread 0 lists the inner starts cu[1..N-1] that
+    // fall in (tile_start - K, tile_end) in shared memory, once per block; each vector
+    // then tests that short list instead of searching cu_seqlens itself.
+    __shared__ cc1d_i64 s_starts[kVlMaxListedStarts];
+    __shared__ int s_start_count;
     const cc1d_i64 tile_end = tile_start + tile_vecs * CC1D_VEC < total ? tile_start + tile_vecs * CC1D_VEC : total;
-    const cc1d_i64 s_first = vl_sequence_of(p, tile_start);
-    const bool tile_plain = s_first >= 0 && vl_offset(p, s_first) <= tile_start - CC1D_K &&
-                            vl_offset(p, s_first + 1) >= tile_end;
+    if (tid == 0) {
+        int n = 0;
+        if (p.num_seqs > 1) {
+            const cc1d_i64 from = tile_start - CC1D_K;
+            cc1d_i64 first = 1;   // the first inner start after `from`
+            if (from >= vl_offset(p, 0)) {
+                const cc1d_i64 s = vl_sequence_of(p, from);
+                first = s >= 0 ? s + 1 : p.num_seqs;
+            }
+            for (cc1d_i64 i = first; i < p.num_seqs; ++i) {
+                const cc1d_i64 start = vl_offset(p, i);
+                if (start >= tile_end) break;
+                if (n < kVlMaxListedStarts) s_starts[n] = start;
+                ++n;
+            }
+        }
+        s_start_count = n;
+    }
+    const cc1d_i64 seq_begin = p.num_seqs > 0 ? vl_offset(p, 0) : 0, seq_end = p.num_seqs > 0 ? vl_offset(p, p.num_seqs) : 0;
     __syncthreads();
 
 #pragma unroll
@@ -203,12 +224,17 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
 #pragma unroll
         for (int e = 0; e < CC1D_VEC; ++e) win[CC1D_K + e] = cc1d_v16_float(own, e);
 
-        // A vector is plain too when the sequence of its last token started K or more
-        // tokens before it; otherwise each token finds its own sequence.
-        bool plain = tile_plain;
-        if (!plain) {
-            const cc1d_i64 last = pos + CC1D_VEC <= total ? pos + CC1D_VEC - 1 : total - 1;
-            const cc1d_i64 s_last = vl_sequence_of(p, last);
+        // Plain: every token lies in a sequence that started K or more tokens before
+        // the vector; otherwise each token finds its own sequence.
+        bool plain = pos - CC1D_K >= seq_begin && pos + CC1D_VEC <= seq_end;
+        const int listed = s_start_count;
+        if (plain && listed <= kVlMaxListedStarts) {
+            for (int k = 0; k < listed; ++k) {
+                const cc1d_i64 start = s_starts[k];
+                if (start > pos - CC1D_K && start < pos + CC1D_VEC) plain = false;
+            }
+        } else if (plain) {   // too many starts in one tile to list: search
+            const cc1d_i64 s_last = vl_sequence_of(p, pos + CC1D_VEC - 1);
             plain = s_last >= 0 && vl_offset(p, s_last) <= pos - CC1D_K;
         }
         if (plain) {

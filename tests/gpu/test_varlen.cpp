@@ -54,6 +54,7 @@ struct Run {
     ViewOptions x_view, out_view, state_view;
     std::int32_t pad_slot_id;
     std::int64_t long_sequence = 0;   // > 0: one more sequence of this length (several tiles)
+    bool many_short = false;          // 60 more sequences of 1 to 9 tokens (dozens of starts per tile)
     std::string name() const {
         const char* modes[] = {"cache_indices with pads", "slot i", "no has_initial_state"};
         return fmt::format("D={} S={} {} x[{}] out[{}] states[{}] pad_slot_id={}", D, S, modes[static_cast<int>(mode)],
@@ -75,9 +76,11 @@ std::vector<Run> runs_for(const VarlenVariant& v, std::size_t variant_index) {
     return runs;
 }
 
-std::vector<std::int64_t> sequence_lengths(int width, std::int64_t long_sequence, std::mt19937& rng) {
+std::vector<std::int64_t> sequence_lengths(int width, std::int64_t long_sequence, bool many_short, std::mt19937& rng) {
     std::vector<std::int64_t> lengths = {1, width - 1, width, 37, 1000};
     if (long_sequence > 0) lengths.push_back(long_sequence);
+    for (int extra = 0; many_short && extra < 60; ++extra)
+        lengths.push_back(std::uniform_int_distribution<std::int64_t>(1, 9)(rng));
     for (int extra = 0; extra < 3; ++extra) lengths.push_back(std::uniform_int_distribution<std::int64_t>(1, 300)(rng));
     std::shuffle(lengths.begin(), lengths.end(), rng);
     return lengths;
@@ -89,7 +92,7 @@ struct VarlenTensors {
     TestTensor cu, x, weight, bias, out, states, cache_indices, has_initial;
 
     VarlenTensors(const VarlenVariant& v, const Run& r, std::mt19937& rng)
-        : lengths(sequence_lengths(v.width, r.long_sequence, rng)),
+        : lengths(sequence_lengths(v.width, r.long_sequence, r.many_short, rng)),
           total(std::accumulate(lengths.begin(), lengths.end(), std::int64_t{0})),
           slots(static_cast<std::int64_t>(lengths.size()) + 2),
           cu(DType::int32, {static_cast<std::int64_t>(lengths.size()) + 1}),
@@ -169,14 +172,15 @@ TEST_CASE("varlen: states in every slot mode, both layouts, crossed") {
 TEST_CASE("varlen: long packed rows of odd length, split at each row's own 16-byte boundaries") {
     // An odd total leaves the channel-first rows of (D, total) at every offset within a
     // 16-byte vector; each row's tiles follow its own boundaries, over several tiles, with
-    // out at the same offset as x or at another one (stored element-wise then).
+    // out at the same offset as x or at another one (stored element-wise then); one run
+    // packs dozens of short sequences, more starts per tile than a tile lists.
     std::uint64_t index = 0;
     for (DType x : {DType::fp32, DType::fp16, DType::bf16})
         for (int views = 0; views < 3; ++views) {
             VarlenVariant v{Layout::channel_first, 4, {x, x}, Activation::silu, true, true};
             const ViewOptions x_view = views == 2 ? view_kind(2, false) : ViewOptions{};
             const ViewOptions out_view = views == 1 ? view_kind(3, false) : ViewOptions{};
-            const Run r{37, 3, SlotMode::indexed_with_pads, x_view, out_view, ViewOptions{}, -1, 9001};
+            const Run r{37, 3, SlotMode::indexed_with_pads, x_view, out_view, ViewOptions{}, -1, 9001, views == 1};
             const std::uint32_t seed = case_seed(43, index++);
             INFO(v.name(), " | ", r.name(), " | seed ", seed);
             run_varlen_case(v, r, seed);
