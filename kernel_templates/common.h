@@ -337,6 +337,22 @@ CC1D_DEVICE cc1d_vec16 cc1d_v16_from_floats(const float (&v)[16 / sizeof(x_t)]) 
     return r;
 }
 
+// Two fp32 values -> one 32-bit word of two x_t (lo in the low half), rounded to nearest
+// even; one instruction on NVIDIA sm_80+ (16-bit x), cc1d_from_float elsewhere.
+CC1D_DEVICE unsigned int cc1d_pack_pair(float lo, float hi) {
+#if defined(CC1D_BACKEND_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && CC1D_X_DTYPE == 2
+    unsigned int r;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+#elif defined(CC1D_BACKEND_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && CC1D_X_DTYPE == 1
+    unsigned int r;
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+#else
+    return (cc1d_bits_of(cc1d_from_float<x_t>(lo)) & 0xffffu) | (cc1d_bits_of(cc1d_from_float<x_t>(hi)) << 16);
+#endif
+}
+
 // Linear index of this block in a flattened grid (x fastest, then y). Launchers keep a
 // grid under 2^32 blocks, so kernels split it with 32-bit divisions: a 64-bit division
 // is a called subroutine whose register saves show up as spills.

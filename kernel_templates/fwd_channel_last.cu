@@ -4,9 +4,11 @@
 // row, transposed through shared memory:
 //  1. load: the tile and its K halo rows before it, as 16-byte vectors along D (fully
 //     coalesced), every thread issuing all of its loads before storing any;
-//  2. compute: thread (channel, segment) walks kClSteps time steps of one channel down
-//     the shared tile, with the K previous inputs in registers (unrolled, compile-time
-//     indices) and that channel's weights and bias in fp32 registers;
+//  2. compute: thread (channels, segment) walks kClSteps time steps of kClPerThread
+//     adjacent channels down the shared tile (16-bit x: two, one 4-byte shared access
+//     per step for both, which halves the shared-memory and conversion instructions per
+//     output), with the K previous inputs in registers (unrolled, compile-time indices)
+//     and those channels' weights and bias in fp32 registers;
 //  3. store: the output tile leaves shared memory as 16-byte vectors along D.
 // Why not keep a sliding window per thread over a 16-byte vector of channels in
 // registers: VEC channels x (W weights + K inputs + the steps in flight) in fp32 need
@@ -23,7 +25,9 @@
 constexpr int kClChannels = CC1D_FWD_CL_CHANNELS;
 constexpr int kClRowVecs = kClChannels / CC1D_VEC;                      // vectors per time row
 constexpr int kClRows = CC1D_FWD_CL_CHUNK * 2 / (int)sizeof(x_t);       // time steps per tile
-constexpr int kClSegments = CC1D_FWD_CL_THREADS / kClChannels;          // threads per channel
+constexpr int kClPerThread = sizeof(x_t) == 2 ? 2 : 1;                  // adjacent channels per thread
+constexpr int kClLanes = kClChannels / kClPerThread;                    // threads across the channels
+constexpr int kClSegments = CC1D_FWD_CL_THREADS / kClLanes;             // threads along time
 constexpr int kClSteps = kClRows / kClSegments;                         // steps per thread
 constexpr int kClInVecs = (CC1D_K + kClRows) * kClRowVecs;              // halo + tile
 constexpr int kClLoads = (kClInVecs + CC1D_FWD_CL_THREADS - 1) / CC1D_FWD_CL_THREADS;
@@ -36,6 +40,18 @@ struct ClTile {
 };
 
 constexpr int kClInElems = kClInVecs * CC1D_VEC;
+
+// One shared-memory word of a row (kClPerThread channels) into slot k of the window.
+CC1D_DEVICE void cl_unpack(unsigned int bits, float (&win)[kClPerThread][CC1D_K + 1], int k) {
+#pragma unroll
+    for (int j = 0; j < kClPerThread; ++j)
+        win[j][k] = cc1d_to_float(cc1d_of_bits<x_t>(kClPerThread == 1 ? bits : (bits >> (16 * j)) & 0xffffu));
+}
+// kClPerThread outputs -> one shared-memory word (16-bit pairs in one instruction on NVIDIA).
+CC1D_DEVICE unsigned int cl_pack(const float (&y)[kClPerThread]) {
+    if (kClPerThread == 1) return cc1d_bits_of(cc1d_to_x(y[0]));
+    return cc1d_pack_pair(y[0], y[kClPerThread - 1]);
+}
 
 // x̃[b, t, c] for any t >= -K, c < D (zeros past L and, without initial_states, before
 // the row start). Channels are adjacent: the layout check guarantees stride(D) == 1
@@ -157,50 +173,64 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_THREADS) CC1D_ENTRY(cc1
     }
 #endif
 
-    // Weights and bias of this thread's channel (its segment of time comes below).
-    const int lane_channel = tid % kClChannels, segment = tid / kClChannels;
-    const cc1d_i64 channel = tile.c0 + lane_channel;
-    const bool has_channel = channel < p.dim;
-    float w[CC1D_WIDTH];
+    // Weights and bias of this thread's channels (its segment of time comes below).
+    const int lane = tid % kClLanes, segment = tid / kClLanes;
+    float w[kClPerThread][CC1D_WIDTH], bias[kClPerThread];
 #pragma unroll
-    for (int k = 0; k < CC1D_WIDTH; ++k)
-        w[k] = has_channel ? cc1d_load_float<w_t>(p.weight, channel * p.w_stride_d + k * p.w_stride_k) : 0.0f;
-    float bias = 0.0f;
+    for (int j = 0; j < kClPerThread; ++j) {
+        const cc1d_i64 channel = tile.c0 + lane * kClPerThread + j;
+        const bool has_channel = channel < p.dim;
+#pragma unroll
+        for (int k = 0; k < CC1D_WIDTH; ++k)
+            w[j][k] = has_channel ? cc1d_load_float<w_t>(p.weight, channel * p.w_stride_d + k * p.w_stride_k) : 0.0f;
+        bias[j] = 0.0f;
 #if CC1D_HAS_BIAS
-    if (has_channel) bias = cc1d_load_float<w_t>(p.bias, channel * p.bias_stride);
+        if (has_channel) bias[j] = cc1d_load_float<w_t>(p.bias, channel * p.bias_stride);
 #endif
+    }
     __syncthreads();
 
-    // ---- 2. compute kClSteps outputs of one channel, reading down the shared tile ----
+    // ---- 2. compute kClSteps outputs of the thread's channels, reading down the shared tile ----
     {
-        const x_t* in = reinterpret_cast<const x_t*>(s_in) + lane_channel;    // row r at in[r * kClChannels]
-        x_t* out = reinterpret_cast<x_t*>(s_out) + lane_channel;
+        // Row r of the thread's channels: one 4-byte word (16-bit pair) or one element.
+        typedef unsigned int cl_cell_t;
+        constexpr int kRowCells = kClChannels * (int)sizeof(x_t) / 4;
+        const cl_cell_t* in = reinterpret_cast<const cl_cell_t*>(s_in) + lane;   // row r at in[r * kRowCells]
+        cl_cell_t* out = reinterpret_cast<cl_cell_t*>(s_out) + lane;
         const int first = segment * kClSteps;   // tile-relative step; its input row is first + K
-        float win[CC1D_K + 1];                  // win[k] = x̃ at step - K + k
+        float win[kClPerThread][CC1D_K + 1];    // win[j][k] = x̃ of channel j at step - K + k
 #pragma unroll
-        for (int k = 0; k < CC1D_K; ++k) win[k] = cc1d_to_float(in[(first + k) * kClChannels]);
+        for (int k = 0; k < CC1D_K; ++k) cl_unpack(in[(first + k) * kRowCells], win, k);
 #pragma unroll
         for (int s = 0; s < kClSteps; ++s) {
             const int step = first + s;
-            const float cur = cc1d_to_float(in[(step + CC1D_K) * kClChannels]);
-            float z = bias;
+            cl_unpack(in[(step + CC1D_K) * kRowCells], win, CC1D_K);
 #if CC1D_HAS_SEQ_IDX
             const int id = s_ids[step + CC1D_K];
-#pragma unroll
-            for (int k = 0; k < CC1D_K; ++k) z = fmaf(s_ids[step + k] == id ? w[k] : 0.0f, win[k], z);
-#else
-#pragma unroll
-            for (int k = 0; k < CC1D_K; ++k) z = fmaf(w[k], win[k], z);
 #endif
-            z = fmaf(w[CC1D_K], cur, z);
-            float y = cc1d_activate_fast(z);
+            float y[kClPerThread];
+#pragma unroll
+            for (int j = 0; j < kClPerThread; ++j) {
+                float z = bias[j];
+#pragma unroll
+                for (int k = 0; k < CC1D_K; ++k) {
 #if CC1D_HAS_SEQ_IDX
-            if (id < 0) y = 0.0f;   // padding: exactly 0
+                    z = fmaf(s_ids[step + k] == id ? w[j][k] : 0.0f, win[j][k], z);
+#else
+                    z = fmaf(w[j][k], win[j][k], z);
 #endif
-            out[step * kClChannels] = cc1d_to_x(y);
+                }
+                z = fmaf(w[j][CC1D_K], win[j][CC1D_K], z);
+                y[j] = cc1d_activate_fast(z);
+#if CC1D_HAS_SEQ_IDX
+                if (id < 0) y[j] = 0.0f;   // padding: exactly 0
+#endif
+            }
+            out[step * kRowCells] = cl_pack(y);
 #pragma unroll
-            for (int k = 0; k + 1 < CC1D_K; ++k) win[k] = win[k + 1];
-            if (CC1D_K > 0) win[CC1D_K > 0 ? CC1D_K - 1 : 0] = cur;
+            for (int j = 0; j < kClPerThread; ++j)
+#pragma unroll
+                for (int k = 0; k < CC1D_K; ++k) win[j][k] = win[j][k + 1];
         }
     }
 

@@ -13,8 +13,8 @@ extern "C" __global__ void cc1d_empty_kernel(cc1d_empty_params) {}
 
 }  // namespace
 
-std::optional<TimingStats> time_empty_kernel(device::Device& device, void* stream, CacheFlusher& flusher, int warmup,
-                                             int reps, std::string& why_not) {
+std::optional<EmptyKernelTimes> time_empty_kernel(device::Device& device, void* stream, CacheFlusher& flusher,
+                                                  int warmup, int reps, int host_calls, std::string& why_not) {
     void* module = nullptr;
     try {
         const std::string target = device.target(device.current_device());
@@ -27,11 +27,12 @@ std::optional<TimingStats> time_empty_kernel(device::Device& device, void* strea
         module = device.load_module(built.code_object);
         void* function = device.get_function(module, "cc1d_empty_kernel");
         const int params = 0;
-        const TimingStats stats = time_on_stream(device, stream, flusher, warmup, reps, [&] {
-            device.launch(function, {1, 1, 1}, {32, 1, 1}, 0, stream, &params, sizeof(params));
-        });
+        const auto launch = [&] { device.launch(function, {1, 1, 1}, {32, 1, 1}, 0, stream, &params, sizeof(params)); };
+        EmptyKernelTimes times;
+        times.timing = time_on_stream(device, stream, flusher, warmup, reps, launch);
+        times.host_us_per_launch = host_us_per_call(device, stream, host_calls, launch);
         device.unload_module(module);
-        return stats;
+        return times;
     } catch (const std::exception& error) {
         if (module) device.unload_module(module);
         why_not = error.what();

@@ -10,8 +10,14 @@
 
 namespace cc1d::bench {
 
+struct EmptyKernelTimes {
+    TimingStats timing;            // device time per launch, as the cases are timed
+    double host_us_per_launch = 0; // host time of back-to-back driver launches: the floor
+                                   // under every cc1d call's host time
+};
+
 // nullopt (with the reason in `why_not`) when the kernel cannot be built or loaded.
-std::optional<TimingStats> time_empty_kernel(device::Device& device, void* stream, CacheFlusher& flusher, int warmup,
-                                             int reps, std::string& why_not);
+std::optional<EmptyKernelTimes> time_empty_kernel(device::Device& device, void* stream, CacheFlusher& flusher,
+                                                  int warmup, int reps, int host_calls, std::string& why_not);
 
 }  // namespace cc1d::bench

@@ -151,10 +151,14 @@ int run(const Options& options, device::Device& device) {
     run.copy_buffer_bytes = copy.buffer_bytes;
     fmt::print("copy bandwidth: {:.0f} GB/s (read+write, {} MiB device-to-device)\n", copy.gb_per_s,
                copy.buffer_bytes >> 20);
-    run.empty_kernel = time_empty_kernel(device, stream.get(), flusher, config.warmup, config.reps, run.empty_kernel_note);
-    if (run.empty_kernel)
-        fmt::print("empty kernel: {:.1f} us (launched and timed as the cases are)\n", run.empty_kernel->median_us);
-    else
+    if (const auto empty = time_empty_kernel(device, stream.get(), flusher, config.warmup, config.reps,
+                                             config.host_calls, run.empty_kernel_note)) {
+        run.empty_kernel = empty->timing;
+        run.bare_launch_host_us = empty->host_us_per_launch;
+        fmt::print("empty kernel: {:.1f} us (launched and timed as the cases are); host {:.2f} us per bare driver "
+                   "launch\n",
+                   run.empty_kernel->median_us, empty->host_us_per_launch);
+    } else
         fmt::print("empty kernel: not measured ({})\n", run.empty_kernel_note);
 
     TemporaryFolder cache_folder;
@@ -169,7 +173,7 @@ int run(const Options& options, device::Device& device) {
         fmt::print("[{}/{}] {} {} ... ", i + 1, config.cases.size(), c.label(), c.shape_text());
         std::fflush(stdout);
         run.cases.push_back(run_case(env, c));
-        fmt::print("{}\n", progress_summary(run.cases.back(), run.copy_gb_per_s));
+        fmt::print("{}\n", progress_summary(run.cases.back(), run.copy_gb_per_s, run.bare_launch_host_us));
         std::fflush(stdout);
         if (run.cases.back().failed()) ++failures;
     }

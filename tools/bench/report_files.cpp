@@ -79,6 +79,7 @@ nlohmann::ordered_json to_json(const RunResult& run) {
     j["copy_buffer_bytes"] = run.copy_buffer_bytes;
     j["empty_kernel_us"] = optional_number(run.empty_kernel ? std::optional(run.empty_kernel->median_us) : std::nullopt);
     if (!run.empty_kernel_note.empty()) j["empty_kernel_note"] = run.empty_kernel_note;
+    j["bare_launch_host_us"] = optional_number(run.bare_launch_host_us);
     j["warmup"] = run.warmup;
     j["reps"] = run.reps;
     j["host_calls"] = run.host_calls;
@@ -97,6 +98,8 @@ std::string to_markdown(const RunResult& run) {
                       run.device_name, run.backend, run.target, run.version, run.date,
                       static_cast<double>(run.copy_buffer_bytes) / (1 << 20), run.copy_gb_per_s);
     if (run.empty_kernel) md += fmt::format(" · empty kernel: {:.1f} µs", run.empty_kernel->median_us);
+    if (run.bare_launch_host_us)
+        md += fmt::format(" · host time of a bare driver launch: {:.2f} µs", *run.bare_launch_host_us);
     md += fmt::format("\n\nMedian of {} runs after {} warm-up calls, caches flushed before every timed run. Bytes "
                       "counted as ANCHORS.md: fwd 2·B·D·L·sizeof(x), bwd 3·B·D·L·sizeof(x), update x + state read + "
                       "state write + out, varlen 2·D·total·sizeof(x). Compile: first call with an empty cache; "

@@ -17,7 +17,7 @@ std::string check_text(const CaseResult& result) {
     return result.check->ok ? "ok" : "FAILED: " + result.check->detail;
 }
 
-std::string progress_summary(const CaseResult& result, double copy_gb_per_s) {
+std::string progress_summary(const CaseResult& result, double copy_gb_per_s, std::optional<double> bare_launch_host_us) {
     if (!result.error.empty()) return "ERROR: " + result.error;
     std::string text;
     if (result.timing)
@@ -25,7 +25,11 @@ std::string progress_summary(const CaseResult& result, double copy_gb_per_s) {
                            number_or_dash(result.gb_per_s(), 0), number_or_dash(result.percent_of_copy(copy_gb_per_s), 1));
     text += " | compile " + (result.compile_s ? fmt::format("{:.2f} s", *result.compile_s) : std::string("(loaded)"));
     if (result.disk_load_ms) text += fmt::format(", disk hit {:.2f} ms", *result.disk_load_ms);
-    if (result.host_us_per_call) text += fmt::format(", host {:.2f} us/call", *result.host_us_per_call);
+    if (result.host_us_per_call) {
+        text += fmt::format(", host {:.2f} us/call", *result.host_us_per_call);
+        if (bare_launch_host_us)
+            text += fmt::format(" ({:+.2f} over a bare launch)", *result.host_us_per_call - *bare_launch_host_us);
+    }
     return text + " | check " + check_text(result);
 }
 

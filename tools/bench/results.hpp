@@ -33,6 +33,7 @@ struct RunResult {
     double copy_gb_per_s = 0;
     std::size_t copy_buffer_bytes = 0;
     std::optional<TimingStats> empty_kernel;
+    std::optional<double> bare_launch_host_us;   // host µs of one back-to-back driver launch
     std::string empty_kernel_note;            // why there is no empty-kernel time
     int warmup = 0, reps = 0, host_calls = 0;
     std::vector<CaseResult> cases;
