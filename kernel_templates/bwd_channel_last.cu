@@ -18,7 +18,9 @@
 // Loads come in batches of kBlSteps steps. A thread issues every load of a batch before
 // it waits for any and parks them in its own shared-memory slots (nobody else reads them:
 // no barrier; consecutive threads, consecutive slots: no bank conflicts) -- on NVIDIA
-// sm_80+ with cp.async, which bypasses registers. It then walks the batch kBlUnroll steps
+// sm_80+ with cp.async, which bypasses registers, into two buffers: the copies of the
+// next batch are in flight while the thread walks the current one, so a thread's memory
+// latency hides behind its own arithmetic instead of needing other warps to cover it. It then walks the batch kBlUnroll steps
 // per loop iteration; the windows stay in registers with compile-time indices, and since
 // kBlUnroll >= K + 1 replaces every window entry per iteration they need no moves at the
 // back edge. A batch in shared memory rather than registers leaves more threads per SM
@@ -54,6 +56,7 @@ constexpr int kBlStageBudget = 40960;
 #define BL_ASYNC_STAGE 0
 #endif
 constexpr bool kBlAsync = BL_ASYNC_STAGE && kBlBytes >= 4;   // cp.async moves 4, 8 or 16 bytes
+constexpr int kBlBuffers = kBlAsync ? 2 : 1;                   // batches staged at once
 // kBlCpt elements of x_t as stored bits (16-bit pairs per word), aligned for one access.
 struct __attribute__((aligned(kBlAlign))) bl_raw {
     unsigned int w[kBlWords];
@@ -63,7 +66,7 @@ constexpr int kBlSlotBytes = 2 * (int)sizeof(bl_raw) + (CC1D_HAS_SEQ_IDX ? 4 : 0
 // shared memory budget and at most 32, in whole loop iterations.
 __host__ __device__ constexpr int bl_steps() {
     int n = (kBlAsync ? CC1D_BWD_CL_ASYNC_BATCH_BYTES : CC1D_BWD_CL_BATCH_BYTES) / kBlBytes;
-    const int fit = kBlStageBudget / (CC1D_BWD_CL_THREADS * kBlSlotBytes);
+    const int fit = kBlStageBudget / (kBlBuffers * CC1D_BWD_CL_THREADS * kBlSlotBytes);
     if (n > fit) n = fit;
     if (n > 32) n = 32;
     n = n / kBlUnroll * kBlUnroll;
@@ -75,7 +78,7 @@ constexpr int kBlSteps = bl_steps();
 constexpr int kBlAhead = CC1D_SILU ? CC1D_K + 1 : 0;
 constexpr int kBlLook = CC1D_SILU ? CC1D_K : 0;   // x positions below s_bot still needed
 constexpr int kBlIds = CC1D_SILU ? 2 * CC1D_K + 1 : CC1D_K + 1;   // id window length
-constexpr int kBlStageBytes = kBlSteps * CC1D_BWD_CL_THREADS * kBlSlotBytes;
+constexpr int kBlStageBytes = kBlBuffers * kBlSteps * CC1D_BWD_CL_THREADS * kBlSlotBytes;
 constexpr int kBlSumsBytes = CC1D_BWD_CL_THREADS * kBlCpt * (CC1D_WIDTH + 1) * 4;
 constexpr int kBlSharedBytes = kBlStageBytes > kBlSumsBytes ? kBlStageBytes : kBlSumsBytes;
 
@@ -221,13 +224,35 @@ struct bl_state {
     float db[kBlCpt];
 };
 
-// The thread's slots in shared memory: step n of a batch at [n * CC1D_BWD_CL_THREADS + tid].
+// The thread's slots in shared memory: step n of a batch at [n * CC1D_BWD_CL_THREADS + tid]
+// of one buffer (x, dout and ids each hold kBlBuffers buffers back to back).
 struct bl_stage {
     bl_raw* x;
     bl_raw* d;
     int* id;
     int tid;
 };
+constexpr int kBlBufferSlots = kBlSteps * CC1D_BWD_CL_THREADS;
+CC1D_DEVICE bl_stage bl_buffer(const bl_stage& stage, int buffer) {
+    bl_stage b = stage;
+    b.x += buffer * kBlBufferSlots;
+    b.d += buffer * kBlBufferSlots;
+    b.id += buffer * kBlBufferSlots;
+    return b;
+}
+
+// Waits until at most `pending` batches of this thread's copies are still in flight
+// (cp.async groups; staging without cp.async is complete when it returns).
+CC1D_DEVICE void bl_wait_staged(int pending) {
+#if BL_ASYNC_STAGE
+    if (kBlAsync) {
+        if (pending > 0) asm volatile("cp.async.wait_group 1;" ::: "memory");
+        else asm volatile("cp.async.wait_group 0;" ::: "memory");
+    }
+#else
+    (void)pending;
+#endif
+}
 
 // A 64-bit distance in steps as a small int in [-1, kBlSteps]: the per-step tests of a
 // batch then compare step numbers with 32-bit bounds computed once per batch.
@@ -286,8 +311,9 @@ CC1D_DEVICE void bl_stage_batch(const cc1d_bwd_params& p, const bl_row& row, con
             px += p.x_stride_l;
             pd += p.dout_stride_l;
         }
-        // Each thread reads only its own slots: waiting for its own copies is enough.
-        asm volatile("cp.async.wait_all;" ::: "memory");
+        // One group per batch; the walk waits for it (bl_wait_staged). Each thread reads
+        // only its own slots: waiting for its own copies is enough.
+        asm volatile("cp.async.commit_group;" ::: "memory");
     } else
 #endif
     {
@@ -334,7 +360,7 @@ CC1D_DEVICE void bl_stage_batch(const cc1d_bwd_params& p, const bl_row& row, con
 
 // One unit: chunk [t_begin, t_end) of row b, walked backward (see the header comment).
 CC1D_DEVICE void bl_walk(const cc1d_bwd_params& p, const bl_row& row, const bl_lane& lane, cc1d_i64 chunk,
-                         const bl_stage& stage, bl_state& st) {
+                         const bl_stage& stage_all, bl_state& st) {
     const cc1d_i64 L = row.L;
     const cc1d_i64 t_begin = chunk * p.tile_len;
     const cc1d_i64 t_end = t_begin + p.tile_len < L ? t_begin + p.tile_len : L;
@@ -367,9 +393,16 @@ CC1D_DEVICE void bl_walk(const cc1d_bwd_params& p, const bl_row& row, const bl_l
     }
 #endif
 
+    int buffer = 0;
+    if (s_top >= s_bot) bl_stage_batch(p, row, lane, s_top - kBlSteps + 1, s_bot, bl_buffer(stage_all, 0));
     for (cc1d_i64 sb = s_top; sb >= s_bot; sb -= kBlSteps) {
-        const cc1d_i64 q0 = sb - kBlSteps + 1;
-        bl_stage_batch(p, row, lane, q0, s_bot, stage);
+        // The next batch goes into the other buffer before this one is walked.
+        const bool more = kBlBuffers == 2 && sb - kBlSteps >= s_bot;
+        if (more) bl_stage_batch(p, row, lane, sb - 2 * kBlSteps + 1, s_bot, bl_buffer(stage_all, buffer ^ 1));
+        bl_wait_staged(more ? 1 : 0);
+        const bl_stage stage = bl_buffer(stage_all, buffer);
+        buffer ^= kBlBuffers - 1;
+        if (kBlBuffers == 1 && sb != s_top) bl_stage_batch(p, row, lane, sb - kBlSteps + 1, s_bot, stage);
 
         // Step i is position s = sb - i; its slot is kBlSteps - 1 - i.
         const int i_own = bl_steps_bound(sb - t_end + 1);     // s < t_end from here on
@@ -510,8 +543,8 @@ extern "C" __global__ void BL_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
 
     bl_stage stage;
     stage.x = reinterpret_cast<bl_raw*>(bl_smem);
-    stage.d = stage.x + kBlSteps * CC1D_BWD_CL_THREADS;
-    stage.id = reinterpret_cast<int*>(stage.d + kBlSteps * CC1D_BWD_CL_THREADS);
+    stage.d = stage.x + kBlBuffers * kBlBufferSlots;
+    stage.id = reinterpret_cast<int*>(stage.d + kBlBuffers * kBlBufferSlots);
     stage.tid = (int)(threadIdx.y * blockDim.x + threadIdx.x);
 
     bl_state st;
