@@ -20,6 +20,8 @@ int channels_per_thread(const Variant& v) {
 // Blocks of 128 threads an SM holds: the kernel asks for 4 (launch bounds) and its
 // shared memory (<= 40 KiB of staged batches) allows 5.
 constexpr std::int64_t kBlocksPerSm = 4;
+// The shortest time chunk a small call is split into (see plan_channel_last).
+constexpr std::int64_t kShortestChunk = 8;
 
 }  // namespace
 
@@ -46,6 +48,11 @@ Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_
     while (chunk < seqlen && plan.channel_groups * parts_for(chunk) > wave) chunk *= 2;
     // No preference for a single part on small calls: walking up to 128 steps in one
     // block made 2x64x256 take 32 us; more, shorter chunks plus the reduce launch win.
+    // Calls that do not fill a wave at CC1D_BWD_CL_MIN_CHUNK (a thread walks its steps one
+    // after another) halve the chunk, down to kShortestChunk, while the grid still fits
+    // one wave: more blocks, each with a shorter walk.
+    while (chunk > kShortestChunk && chunk / 2 < seqlen && plan.channel_groups * parts_for(chunk / 2) <= wave)
+        chunk /= 2;
     plan.tile_len = chunk;
     plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen, chunk));
     plan.parts = std::max<std::int64_t>(1, util::ceil_div(batch * plan.tiles, threads_y));
