@@ -4,9 +4,18 @@ Each failure names the argument, what was expected and what was given. Structure
 (types, ranks, shapes, dtypes) is checked before devices, so the messages are the same
 on a machine without a GPU. The library validates again; these checks exist to give
 Python-level messages and to fail before a tensor is copied or allocated.
+
+check_forward_arguments and check_update_arguments raise on the first broken rule.
+forward_arguments_pass and update_arguments_pass test the same rules on plain tensors
+in one pass, for the eager fast path: a function call per rule costs microseconds on a
+path that launches in a few. When a predicate says False, the caller runs the full
+checks, which raise the error naming the argument (test_host_checks.py puts every
+refused case through both).
 """
 
 import torch
+
+from ._layout import has_unit_stride
 
 FLOAT_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 
@@ -33,7 +42,7 @@ def rank(t, name, expected, dims):
 
 
 def shape(t, name, expected, dims):
-    if tuple(t.shape) != tuple(expected):
+    if t.shape != tuple(expected):     # torch.Size is a tuple
         raise ValueError(f"{name} must have shape {dims} = {tuple(expected)}, got {tuple(t.shape)}")
 
 
@@ -49,11 +58,12 @@ def dtype(t, name, expected, reason):
 
 def same_device(tensors, x):
     """Every tensor on x's device, and that device a GPU (CUDA, or ROCm through torch.cuda)."""
-    if x.device.type != "cuda":
+    if not x.is_cuda:
         raise ValueError(f"x must be on a GPU (device type 'cuda', ROCm included), got device {x.device}")
+    device = x.device
     for name, t in tensors:
-        if t is not None and t.device != x.device:
-            raise ValueError(f"{name} is on {t.device}, but x is on {x.device}")
+        if t is not None and t.device != device:
+            raise ValueError(f"{name} is on {t.device}, but x is on {device}")
 
 
 def conv_inputs(x, weight, bias):
@@ -95,3 +105,131 @@ def int32_vector(t, name, length, dims, meaning):
     tensor(t, name)
     shape(t, name, length, dims)
     dtype(t, name, torch.int32, meaning)
+
+
+# ---- the public functions' arguments, rule by rule -----------------------------------
+
+
+def check_forward_arguments(x, weight, bias, seq_idx, initial_states, return_final_states, final_states_out):
+    """causal_conv1d_fn's arguments; final_states_out is None unless return_final_states."""
+    batch, dim, _, width = conv_inputs(x, weight, bias)
+    if seq_idx is not None:
+        int32_vector(seq_idx, "seq_idx", (batch, x.size(2)), "(batch, seqlen)", "sequence ids")
+    if initial_states is not None:
+        states(initial_states, "initial_states", batch, dim, width, x)
+    if return_final_states:
+        if width < 2:
+            raise ValueError("return_final_states needs a width of at least 2 (width 1 keeps no state)")
+        if final_states_out is not None:
+            states(final_states_out, "final_states_out", batch, dim, width, x)
+    same_device(
+        [("weight", weight), ("bias", bias), ("seq_idx", seq_idx), ("initial_states", initial_states),
+         ("final_states_out", final_states_out)],
+        x,
+    )
+
+
+def check_update_arguments(x, conv_state, weight, bias, cache_seqlens, conv_state_indices):
+    tensor(x, "x")
+    rank(x, "x", (2, 3), "(batch, dim) or (batch, dim, seqlen)")
+    float_dtype(x, "x")
+    batch, dim = x.shape[0], x.shape[1]
+    width = weight_and_bias(weight, bias, dim)
+    tensor(conv_state, "conv_state")
+    rank(conv_state, "conv_state", 3, "(batch, dim, state_len)")
+    dtype(conv_state, "conv_state", x.dtype, "the dtype of x")
+    if conv_state.size(1) != dim or conv_state.size(2) < width - 1:
+        raise ValueError(
+            f"conv_state must have shape (batch, dim, state_len) with dim = {dim} and state_len >= width - 1 = "
+            f"{width - 1}, got {tuple(conv_state.shape)}"
+        )
+    if not has_unit_stride(conv_state):
+        raise ValueError(
+            f"conv_state is updated in place, so it cannot be copied to fix its strides {conv_state.stride()}: "
+            "it needs one dimension with stride 1"
+        )
+    if cache_seqlens is not None:
+        int32_vector(cache_seqlens, "cache_seqlens", (batch,), "(batch,)", "positions")
+    if conv_state_indices is not None:
+        int32_vector(conv_state_indices, "conv_state_indices", (batch,), "(batch,)", "cache slots")
+    elif conv_state.size(0) < batch:
+        raise ValueError(
+            f"conv_state must have at least batch = {batch} rows without conv_state_indices, "
+            f"got shape {tuple(conv_state.shape)}"
+        )
+    same_device(
+        [("conv_state", conv_state), ("weight", weight), ("bias", bias), ("cache_seqlens", cache_seqlens),
+         ("conv_state_indices", conv_state_indices)],
+        x,
+    )
+
+
+# ---- the same rules in one pass, for plain tensors -------------------------------------
+# Callers make sure every argument is a torch.Tensor (or None where optional) first.
+# Devices are left to on_one_gpu, so that the rules can be tested on any machine.
+
+
+def _vector_passes(t, length, expected_dtype):
+    return t.shape == (length,) and t.dtype == expected_dtype
+
+
+def _states_pass(t, batch, dim, width, x_dtype):
+    return width >= 2 and t.shape == (batch, dim, width - 1) and t.dtype == x_dtype
+
+
+def forward_arguments_pass(x, weight, bias, seq_idx, initial_states, return_final_states, final_states_out):
+    """True when check_forward_arguments would pass its rules (devices aside)."""
+    x_shape, weight_shape = x.shape, weight.shape
+    if len(x_shape) != 3 or len(weight_shape) != 2:
+        return False
+    batch, dim, length = x_shape
+    width = weight_shape[1]
+    x_dtype = x.dtype
+    if x_dtype not in FLOAT_DTYPES or weight.dtype not in FLOAT_DTYPES or weight_shape[0] != dim or width < 1:
+        return False
+    if bias is not None and not _vector_passes(bias, dim, weight.dtype):
+        return False
+    if seq_idx is not None and not (seq_idx.shape == (batch, length) and seq_idx.dtype == torch.int32):
+        return False
+    if initial_states is not None and not _states_pass(initial_states, batch, dim, width, x_dtype):
+        return False
+    if return_final_states:
+        if width < 2 or final_states_out is not None and not _states_pass(final_states_out, batch, dim, width,
+                                                                             x_dtype):
+            return False
+    return True
+
+
+def update_arguments_pass(x, conv_state, weight, bias, cache_seqlens, conv_state_indices):
+    """True when check_update_arguments would pass its rules (devices aside)."""
+    x_shape, weight_shape, state_shape = x.shape, weight.shape, conv_state.shape
+    if len(x_shape) not in (2, 3) or len(weight_shape) != 2 or len(state_shape) != 3:
+        return False
+    batch, dim = x_shape[0], x_shape[1]
+    width = weight_shape[1]
+    x_dtype = x.dtype
+    if x_dtype not in FLOAT_DTYPES or weight.dtype not in FLOAT_DTYPES or conv_state.dtype != x_dtype:
+        return False
+    if weight_shape[0] != dim or width < 1 or state_shape[1] != dim or state_shape[2] < width - 1:
+        return False
+    if bias is not None and not _vector_passes(bias, dim, weight.dtype):
+        return False
+    if not has_unit_stride(conv_state):
+        return False
+    if cache_seqlens is not None and not _vector_passes(cache_seqlens, batch, torch.int32):
+        return False
+    if conv_state_indices is not None:
+        return _vector_passes(conv_state_indices, batch, torch.int32)
+    return state_shape[0] >= batch
+
+
+def on_one_gpu(x, *others):
+    """x on a GPU and every other tensor (None skipped) on the same one: what
+    same_device checks, without building a torch.device per tensor."""
+    if not x.is_cuda:
+        return False
+    index = x.get_device()
+    for t in others:
+        if t is not None and not (t.is_cuda and t.get_device() == index):
+            return False
+    return True

@@ -115,6 +115,17 @@ def library_path():
     return _library_path
 
 
+def address_function(name):
+    """A second ctypes handle on the launch function `name`, declared to take
+    (runtime, args, stream) as plain integer addresses: the per-call path passes ints,
+    which ctypes converts faster than it checks a struct pointer. The declarations
+    that _declare made on library().<name> stay as they are."""
+    function = library()[name]      # indexing makes a new function object; attribute access is cached
+    function.restype = C.c_int
+    function.argtypes = [C.c_void_p, C.c_void_p, C.c_void_p]
+    return function
+
+
 def check(status, what):
     """Raises Cc1dError for a failed call, with the library's message for this thread."""
     if status != _abi.Status.OK:
@@ -130,9 +141,9 @@ def runtime():
     """
     global _runtime
     if _runtime is None:
+        lib = library()      # before taking _lock, which library() takes itself on first use
         with _lock:
             if _runtime is None:
-                lib = library()
                 handle = C.c_void_p()
                 check(lib.cc1d_runtime_create(None, C.byref(handle)), "cc1d_runtime_create")
                 _runtime = handle

@@ -8,6 +8,10 @@ launch. Each op accepts inputs of any strides and brings them into a layout the
 library reads (inside the op, so that a compiled graph handing over other strides than
 eager did still works), and allocates its outputs by the rules of _layout.py, shared
 by the real and the fake implementation (is_channel_last(x) decides both).
+
+The work of the forward and update ops lives in run_forward and run_update, which the
+eager fast path (_fast_path.py) calls without the dispatcher: both paths run the same
+code, and the ops keep their behaviour for tracing, autograd and everything else.
 """
 
 from typing import Optional, Tuple
@@ -15,7 +19,7 @@ from typing import Optional, Tuple
 import torch
 
 from . import _launch
-from ._layout import as_conv_input, empty_conv, in_layout_of, is_channel_last, with_unit_stride
+from ._layout import as_conv_input, empty_conv, empty_like_conv, in_layout_of, is_channel_last, with_unit_stride
 
 Tensor = torch.Tensor
 
@@ -24,12 +28,34 @@ Tensor = torch.Tensor
 
 
 def _forward_outputs(x, weight, return_final_states):
+    """out in x's layout, and the final states in it too (None unless asked for)."""
     channel_last = is_channel_last(x)
-    out = empty_conv(x.shape, channel_last, x)
+    out = empty_like_conv(x, channel_last)
+    final_states = None
     if return_final_states:
         final_states = empty_conv((x.size(0), x.size(1), weight.size(1) - 1), channel_last, x)
-    else:
-        final_states = x.new_empty(0)
+    return out, final_states
+
+
+def _op_results(x, out, final_states):
+    """An op returns tensors, never None: final states not asked for are an empty tensor."""
+    return out, final_states if final_states is not None else x.new_empty(0)
+
+
+def run_forward(x, weight, bias, seq_idx, initial_states, return_final_states, silu):
+    """The forward op's work, also run without the dispatcher by the eager fast path
+    (_fast_path.py). Returns out and the final states (None unless asked for)."""
+    x = as_conv_input(x)
+    initial_states = with_unit_stride(initial_states)
+    out, final_states = _forward_outputs(x, weight, return_final_states)
+    if x.size(2) == 0 and return_final_states:
+        # No token: the final states are the initial ones (or zeros), nothing to launch.
+        if initial_states is not None:
+            final_states.copy_(initial_states)
+        else:
+            final_states.zero_()
+    elif x.numel() != 0:
+        _launch.forward(x, weight, bias, out, silu, seq_idx, initial_states, final_states)
     return out, final_states
 
 
@@ -43,24 +69,13 @@ def causal_conv1d_fwd(
     return_final_states: bool,
     silu: bool,
 ) -> Tuple[Tensor, Tensor]:
-    x = as_conv_input(x)
-    initial_states = with_unit_stride(initial_states)
-    out, final_states = _forward_outputs(x, weight, return_final_states)
-    if x.size(2) == 0 and return_final_states:
-        # No token: the final states are the initial ones (or zeros), nothing to launch.
-        if initial_states is not None:
-            final_states.copy_(initial_states)
-        else:
-            final_states.zero_()
-    elif x.numel() != 0:
-        _launch.forward(x, weight, bias, out, silu, seq_idx, initial_states,
-                        final_states if return_final_states else None)
-    return out, final_states
+    out, final_states = run_forward(x, weight, bias, seq_idx, initial_states, return_final_states, silu)
+    return _op_results(x, out, final_states)
 
 
 @causal_conv1d_fwd.register_fake
 def _(x, weight, bias, seq_idx, initial_states, return_final_states, silu):
-    return _forward_outputs(x, weight, return_final_states)
+    return _op_results(x, *_forward_outputs(x, weight, return_final_states))
 
 
 def _forward_setup_context(ctx, inputs, output):
@@ -159,6 +174,22 @@ def _(x, weight, bias, dout, seq_idx, initial_states, dfinal_states, return_dini
 # ---- update (decoding) ---------------------------------------------------------------
 
 
+def _update_output(x):
+    """out: contiguous, with x's shape, dtype and device."""
+    return torch.empty_like(x, memory_format=torch.contiguous_format)
+
+
+def run_update(x, conv_state, weight, bias, silu, cache_seqlens, conv_state_indices):
+    """The update op's work, also run without the dispatcher by the eager fast path
+    (_fast_path.py), which then marks conv_state as written itself."""
+    if x.dim() == 3:
+        x = with_unit_stride(x)
+    out = _update_output(x)
+    if x.numel() != 0:
+        _launch.update(x, conv_state, weight, bias, out, silu, cache_seqlens, conv_state_indices)
+    return out
+
+
 @torch.library.custom_op("cc1d::causal_conv1d_update", mutates_args=("conv_state",), device_types="cuda")
 def causal_conv1d_update(
     x: Tensor,
@@ -169,14 +200,9 @@ def causal_conv1d_update(
     cache_seqlens: Optional[Tensor],
     conv_state_indices: Optional[Tensor],
 ) -> Tensor:
-    if x.dim() == 3:
-        x = with_unit_stride(x)
-    out = torch.empty(x.shape, dtype=x.dtype, device=x.device)
-    if x.numel() != 0:
-        _launch.update(x, conv_state, weight, bias, out, silu, cache_seqlens, conv_state_indices)
-    return out
+    return run_update(x, conv_state, weight, bias, silu, cache_seqlens, conv_state_indices)
 
 
 @causal_conv1d_update.register_fake
 def _(x, conv_state, weight, bias, silu, cache_seqlens, conv_state_indices):
-    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    return _update_output(x)

@@ -48,6 +48,29 @@ def seed():
     return value
 
 
+@pytest.fixture(params=["fast_path", "custom_op"])
+def call_path(request, monkeypatch):
+    """Runs a test twice: once with the public functions on their eager fast path, once
+    with that path switched off so that every call goes through the torch.ops.cc1d
+    custom ops. After the test, checks that the calls took the path named."""
+    from cc1d import _fast_path
+
+    taken = []
+    for name in ("forward", "update"):
+        def spy(*args, _name=name, _run=getattr(_fast_path, name)):
+            taken.append(_name)
+            return _run(*args)
+
+        monkeypatch.setattr(_fast_path, name, spy)
+    if request.param == "custom_op":
+        monkeypatch.setattr(_fast_path, "AVAILABLE", False)
+    yield request.param
+    if request.param == "custom_op":
+        assert not taken, f"calls took the fast path with it switched off: {taken}"
+    else:
+        assert taken, "no call took the eager fast path"
+
+
 def assert_close(actual, expected, dtype, seed, what):
     rtol, atol = TOLERANCE[dtype]
     torch.testing.assert_close(actual.double(), expected.double(), rtol=rtol, atol=atol,

@@ -3,7 +3,8 @@ backward, and CUDA-graph capture and replay of decoding steps with causal_conv1d
 
 import pytest
 
-from cc1d_test_support import assert_close, assert_equal, random, requires_gpu, seed, torch  # noqa: F401
+from cc1d_test_support import (assert_close, assert_equal, call_path, random, requires_gpu, seed,
+                               torch)  # noqa: F401  (seed and call_path are fixtures)
 
 import cc1d
 import cc1d_test_reference as reference
@@ -63,6 +64,7 @@ def test_compiled_decoding_step_updates_the_state(seed):
     assert_equal(state, expected_state, seed, "conv_state")
 
 
+@pytest.mark.usefixtures("call_path")
 def test_cuda_graph_capture_and_replay_of_update(seed):
     batch, dim, width, state_len = 4, 64, 4, 3
     weight, bias = random((dim, width), torch.bfloat16), random((dim,), torch.bfloat16)

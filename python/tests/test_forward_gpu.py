@@ -3,13 +3,14 @@ activation, bias, seq_idx, initial and final states, odd lengths, strided views.
 
 import pytest
 
-from cc1d_test_support import (DTYPES, assert_close, assert_equal, random, random_seq_idx, requires_gpu, seed,
-                               torch)  # noqa: F401  (seed is a fixture)
+from cc1d_test_support import (DTYPES, assert_close, assert_equal, call_path, random, random_seq_idx, requires_gpu,
+                               seed, torch)  # noqa: F401  (seed and call_path are fixtures)
 
 import cc1d
 import cc1d_test_reference as reference
 
-pytestmark = requires_gpu
+# Every test runs on the eager fast path and through the custom ops (call_path).
+pytestmark = [requires_gpu, pytest.mark.usefixtures("call_path")]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -92,6 +92,8 @@ def mock_library(monkeypatch):
         assert x.device.type == "cpu" and all(t is None or t.device.type == "cpu" for _, t in tensors)
 
     monkeypatch.setattr(_checks, "same_device", all_on_cpu)
+    monkeypatch.setattr(_checks, "on_one_gpu", lambda x, *others: all(t is None or t.device == x.device
+                                                                       for t in others))
     _mock_active = True
     yield
     _mock_active = False
@@ -210,3 +212,91 @@ def test_compiled_decoding_step_mutates_the_state(seed):
     out = torch.compile(step, fullgraph=True, backend="aot_eager")(x, state, weight)
     assert_close(out, expected + 1, torch.float32, seed, "out")
     assert_equal(state, expected_state, seed, "state")
+
+
+# ---- the eager fast path and the custom ops, side by side ----------------------------
+
+
+@pytest.fixture
+def fast_path_calls(monkeypatch):
+    """The names of the public calls that took the eager fast path."""
+    from cc1d import _fast_path
+
+    taken = []
+    for name in ("forward", "update"):
+        def spy(*args, _name=name, _run=getattr(_fast_path, name)):
+            taken.append(_name)
+            return _run(*args)
+
+        monkeypatch.setattr(_fast_path, name, spy)
+    return taken
+
+
+def without_fast_path(monkeypatch, call):
+    from cc1d import _fast_path
+
+    with monkeypatch.context() as patch:
+        patch.setattr(_fast_path, "AVAILABLE", False)
+        return call()
+
+
+@pytest.mark.parametrize("channel_last", [False, True])
+def test_forward_paths_agree(seed, monkeypatch, fast_path_calls, channel_last):
+    x = random((2, 6, 11), torch.bfloat16, "cpu", channel_last)
+    weight, bias = random((6, 4), torch.bfloat16, "cpu"), random((6,), torch.bfloat16, "cpu")
+    init = random((2, 6, 3), torch.bfloat16, "cpu")
+
+    def call():
+        return cc1d.causal_conv1d_fn(x, weight, bias, None, init, True, None, "silu")
+
+    fast_out, fast_final = call()
+    assert fast_path_calls == ["forward"]
+    op_out, op_final = without_fast_path(monkeypatch, call)
+    assert fast_path_calls == ["forward"]
+    for fast, op, name in ((fast_out, op_out, "out"), (fast_final, op_final, "final")):
+        assert fast.stride() == op.stride(), name
+        assert_equal(fast, op, seed, name)
+
+
+def test_update_paths_agree_and_both_mark_the_state_written(seed, monkeypatch, fast_path_calls):
+    x, weight = random((3, 4, 2), torch.float32, "cpu"), random((4, 4), torch.float32, "cpu")
+    start = random((3, 4, 5), torch.float32, "cpu")
+    fast_state, op_state = start.clone(), start.clone()
+    versions = fast_state._version, op_state._version
+    fast_out = cc1d.causal_conv1d_update(x, fast_state, weight, None, "silu")
+    op_out = without_fast_path(monkeypatch, lambda: cc1d.causal_conv1d_update(x, op_state, weight, None, "silu"))
+    assert fast_path_calls == ["update"]
+    assert_equal(fast_out, op_out, seed, "out")
+    assert_equal(fast_state, op_state, seed, "conv_state")
+    assert fast_state._version > versions[0] and op_state._version > versions[1]
+
+
+def test_gradients_go_through_the_custom_op(seed, fast_path_calls):
+    x = leaf(random((2, 4, 9), torch.float32, "cpu"))
+    cc1d.causal_conv1d_fn(x, random((4, 3), torch.float32, "cpu")).sum().backward()
+    assert x.grad is not None and fast_path_calls == []
+    with torch.no_grad():
+        cc1d.causal_conv1d_fn(x, random((4, 3), torch.float32, "cpu"))
+    assert fast_path_calls == ["forward"]
+
+
+def test_compiled_calls_record_the_custom_ops(seed, fast_path_calls):
+    torch._dynamo.reset()
+    graphs = []
+
+    def keep_graph(graph_module, example_inputs):
+        graphs.append(graph_module)
+        return graph_module.forward
+
+    def step(x, state, weight):
+        y = cc1d.causal_conv1d_fn(x.unsqueeze(2), weight).squeeze(2)
+        return cc1d.causal_conv1d_update(y, state, weight, None, "silu")
+
+    x, weight, state = random((2, 4), torch.float32, "cpu"), random((4, 4), torch.float32, "cpu"), \
+        random((2, 4, 3), torch.float32, "cpu")
+    with torch.no_grad():
+        torch.compile(step, backend=keep_graph, fullgraph=True)(x, state, weight)
+    assert fast_path_calls == []
+    targets = [str(node.target) for graph in graphs for node in graph.graph.nodes if node.op == "call_function"]
+    assert any("cc1d.causal_conv1d_fwd" in target for target in targets), targets
+    assert any("cc1d.causal_conv1d_update" in target for target in targets), targets

@@ -2,6 +2,9 @@
 Cc1dError with the library's message, and the Runtime handle. Nothing here launches."""
 
 import ctypes
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -50,6 +53,26 @@ def test_an_uninitialized_struct_is_refused():
     assert b"struct_size" in _library.library().cc1d_last_error()
 
 
+def test_address_functions_take_integers_and_leave_the_declared_ones_alone():
+    # The launch path calls a second handle on each function, with integer addresses.
+    args = _abi.new(_abi.ForwardArgs)
+    forward = _library.address_function("cc1d_forward")
+    assert forward(_library.runtime().value, ctypes.addressof(args), 0) == _abi.Status.INVALID_ARGUMENT
+    assert b"x" in _library.library().cc1d_last_error()
+    assert _library.library().cc1d_forward.argtypes[1] is ctypes.POINTER(_abi.ForwardArgs)
+
+
+def test_a_fresh_process_can_ask_for_the_runtime_first():
+    # The first launch of a process asks for the Runtime before anything has loaded the
+    # library; both take the same lock on first use.
+    code = "from cc1d import _library; _library.runtime(); print('ok')"
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(cc1d.__file__)))
+    path = os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")]))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "CC1D_LIBRARY": cc1d.library_path(), "PYTHONPATH": path})
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
+
+
 def test_null_runtime_is_refused():
     args = _abi.new(_abi.ForwardArgs)
     assert _library.library().cc1d_forward(None, ctypes.byref(args), None) == _abi.Status.INVALID_ARGUMENT
@@ -73,18 +96,16 @@ def test_cache_dir_is_text():
     assert isinstance(cc1d.cache_dir(), str)
 
 
-class _NullStream:
-    cuda_stream = 0
-
-
 @pytest.fixture
 def host_launch(monkeypatch):
     """_launch's calls with CPU tensors: the library sees their shapes, strides and
     dtypes exactly as it would see GPU tensors, and its validation answers. Only
-    refused calls are made, so a GPU (if any) never sees these host pointers."""
+    refused calls are made, so a GPU (if any) never sees these host pointers. The
+    current device is made the tensors' (-1 for the CPU) and the stream the null one."""
     from cc1d import _launch
 
-    monkeypatch.setattr(_launch.torch.cuda, "current_stream", lambda device=None: _NullStream())
+    monkeypatch.setattr(_launch, "_current_device", lambda: -1)
+    monkeypatch.setattr(_launch, "_current_stream", lambda device_index: 0)
     return _launch
 
 

@@ -4,12 +4,14 @@ dtype. The state must be updated exactly and only where the call owns it."""
 
 import pytest
 
-from cc1d_test_support import DTYPES, assert_close, assert_equal, random, requires_gpu, seed, torch  # noqa: F401
+from cc1d_test_support import (DTYPES, assert_close, assert_equal, call_path, random, requires_gpu, seed,
+                               torch)  # noqa: F401  (seed and call_path are fixtures)
 
 import cc1d
 import cc1d_test_reference as reference
 
-pytestmark = requires_gpu
+# Every test runs on the eager fast path and through the custom ops (call_path).
+pytestmark = [requires_gpu, pytest.mark.usefixtures("call_path")]
 
 
 def run_and_check(seed, dtype, x, state, weight, bias=None, activation=None, cache_seqlens=None, indices=None):
