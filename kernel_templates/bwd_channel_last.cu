@@ -397,16 +397,20 @@ CC1D_DEVICE void bl_walk(const cc1d_bwd_params& p, const bl_row& row, const bl_l
 #endif
 
     int buffer = 0;
-    if (s_top >= s_bot) bl_stage_batch(p, row, lane, s_top - kBlSteps + 1, s_bot, bl_buffer(stage_all, 0));
+    if (kBlBuffers == 2 && s_top >= s_bot)
+        bl_stage_batch(p, row, lane, s_top - kBlSteps + 1, s_bot, bl_buffer(stage_all, 0));
     for (cc1d_i64 sb = s_top; sb >= s_bot; sb -= kBlSteps) {
-        // The next batch goes into the other buffer before this one is walked.
-        // With one buffer, the batch is staged here (the first one was, above).
-        const bool more = kBlBuffers == 2 && sb - kBlSteps >= s_bot;
-        if (more) bl_stage_batch(p, row, lane, sb - 2 * kBlSteps + 1, s_bot, bl_buffer(stage_all, buffer ^ 1));
         const bl_stage stage = bl_buffer(stage_all, buffer);
-        buffer ^= kBlBuffers - 1;
-        if (kBlBuffers == 1 && sb != s_top) bl_stage_batch(p, row, lane, sb - kBlSteps + 1, s_bot, stage);
-        bl_wait_staged(more ? 1 : 0);
+        if (kBlBuffers == 1) {
+            bl_stage_batch(p, row, lane, sb - kBlSteps + 1, s_bot, stage);
+            bl_wait_staged(0);
+        } else {
+            // The next batch goes into the other buffer before this one is walked.
+            const bool more = sb - kBlSteps >= s_bot;
+            if (more) bl_stage_batch(p, row, lane, sb - 2 * kBlSteps + 1, s_bot, bl_buffer(stage_all, buffer ^ 1));
+            bl_wait_staged(more ? 1 : 0);
+            buffer ^= 1;
+        }
 
         // Step i is position s = sb - i; its slot is kBlSteps - 1 - i.
         const int i_own = bl_steps_bound(sb - t_end + 1);     // s < t_end from here on
