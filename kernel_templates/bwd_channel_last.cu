@@ -56,10 +56,9 @@ constexpr int kBlStageBudget = 40960;
 #define BL_ASYNC_STAGE 0
 #endif
 constexpr bool kBlAsync = BL_ASYNC_STAGE && kBlBytes >= 4;   // cp.async moves 4, 8 or 16 bytes
-// Batches staged at once. Two when a step moves 8 bytes or more per thread (fp32): that
-// took 4x5376x4096 fp32 from 78% to 90% of copy bandwidth. With 4-byte steps (16-bit
-// pairs) the halved batches lost more than the overlap won (56% -> 50%), so one.
-constexpr int kBlBuffers = kBlAsync && kBlBytes >= 8 ? 2 : 1;
+// Batches staged at once: two with cp.async (on an H200, fp32 4x5376x4096 78% -> 90% of
+// copy bandwidth, 16-bit 8x2048x1024 55.0 -> 51.4 us), one where loads go through registers.
+constexpr int kBlBuffers = kBlAsync ? 2 : 1;
 // kBlCpt elements of x_t as stored bits (16-bit pairs per word), aligned for one access.
 struct __attribute__((aligned(kBlAlign))) bl_raw {
     unsigned int w[kBlWords];
