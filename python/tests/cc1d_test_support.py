@@ -48,11 +48,9 @@ def seed():
     return value
 
 
-@pytest.fixture(params=["fast_path", "custom_op"])
-def call_path(request, monkeypatch):
-    """Runs a test twice: once with the public functions on their eager fast path, once
-    with that path switched off so that every call goes through the torch.ops.cc1d
-    custom ops. After the test, checks that the calls took the path named."""
+def spy_on_fast_path(monkeypatch):
+    """The names ("forward", "update") of the public calls that take the eager fast path
+    from now on, in order (a list that fills as they run)."""
     from cc1d import _fast_path
 
     taken = []
@@ -62,6 +60,17 @@ def call_path(request, monkeypatch):
             return _run(*args)
 
         monkeypatch.setattr(_fast_path, name, spy)
+    return taken
+
+
+@pytest.fixture(params=["fast_path", "custom_op"])
+def call_path(request, monkeypatch):
+    """Runs a test twice: once with the public functions on their eager fast path, once
+    with that path switched off so that every call goes through the torch.ops.cc1d
+    custom ops. After the test, checks that the calls took the path named."""
+    from cc1d import _fast_path
+
+    taken = spy_on_fast_path(monkeypatch)
     if request.param == "custom_op":
         monkeypatch.setattr(_fast_path, "AVAILABLE", False)
     yield request.param

@@ -10,7 +10,7 @@ tests run the same paths against the real kernels.
 
 import pytest
 
-from cc1d_test_support import assert_close, assert_equal, random, random_seq_idx, seed, torch  # noqa: F401
+from cc1d_test_support import assert_close, assert_equal, random, random_seq_idx, seed, spy_on_fast_path, torch  # noqa: F401
 
 import cc1d
 import cc1d_test_reference as reference
@@ -220,16 +220,7 @@ def test_compiled_decoding_step_mutates_the_state(seed):
 @pytest.fixture
 def fast_path_calls(monkeypatch):
     """The names of the public calls that took the eager fast path."""
-    from cc1d import _fast_path
-
-    taken = []
-    for name in ("forward", "update"):
-        def spy(*args, _name=name, _run=getattr(_fast_path, name)):
-            taken.append(_name)
-            return _run(*args)
-
-        monkeypatch.setattr(_fast_path, name, spy)
-    return taken
+    return spy_on_fast_path(monkeypatch)
 
 
 def without_fast_path(monkeypatch, call):
