@@ -10,6 +10,7 @@
 #include "common/env.hpp"
 #include "common/fail.hpp"
 #include "rtc/compiler.hpp"
+#include "rtc/library_api.hpp"
 #include "rtc/option_text.hpp"
 #include "rtc/target_name.hpp"
 
@@ -52,31 +53,17 @@ std::vector<std::string> library_candidates() {
 }
 
 const HiprtcApi& api() {
-    static HiprtcApi loaded;
-    static std::string failure;
-    static std::once_flag once;
-    std::call_once(once, [] {
-        std::string why;
-        loaded.library = DynamicLibrary::open_first(library_candidates(), &why);
-        if (!loaded.library.loaded()) {
-            failure = "HIPRTC library not found: " + why;
-            return;
-        }
-        const auto& lib = loaded.library;
-        bool ok = lib.resolve(loaded.version, "hiprtcVersion") && lib.resolve(loaded.error_string, "hiprtcGetErrorString") &&
-                  lib.resolve(loaded.create, "hiprtcCreateProgram") && lib.resolve(loaded.destroy, "hiprtcDestroyProgram") &&
-                  lib.resolve(loaded.compile, "hiprtcCompileProgram") && lib.resolve(loaded.log_size, "hiprtcGetProgramLogSize") &&
-                  lib.resolve(loaded.log, "hiprtcGetProgramLog") && lib.resolve(loaded.code_size, "hiprtcGetCodeSize") &&
-                  lib.resolve(loaded.code, "hiprtcGetCode");
-        if (!ok) {
-            failure = "HIPRTC library " + lib.path() + " lacks a required function";
-            loaded.library = DynamicLibrary();
-            return;
-        }
-        loaded.version(&loaded.major, &loaded.minor);
-    });
-    if (!loaded.library.loaded()) fail(ErrorCode::backend_unavailable, "{}", failure);
-    return loaded;
+    return load_library_api<HiprtcApi>(
+        "HIPRTC", library_candidates(),
+        [](HiprtcApi& api) {
+            const auto& lib = api.library;
+            return lib.resolve(api.version, "hiprtcVersion") && lib.resolve(api.error_string, "hiprtcGetErrorString") &&
+                   lib.resolve(api.create, "hiprtcCreateProgram") && lib.resolve(api.destroy, "hiprtcDestroyProgram") &&
+                   lib.resolve(api.compile, "hiprtcCompileProgram") && lib.resolve(api.log_size, "hiprtcGetProgramLogSize") &&
+                   lib.resolve(api.log, "hiprtcGetProgramLog") && lib.resolve(api.code_size, "hiprtcGetCodeSize") &&
+                   lib.resolve(api.code, "hiprtcGetCode");
+        },
+        [](HiprtcApi& api) { api.version(&api.major, &api.minor); });
 }
 
 class HiprtcCompiler final : public Compiler {

@@ -10,6 +10,7 @@
 #include "common/env.hpp"
 #include "common/fail.hpp"
 #include "rtc/compiler.hpp"
+#include "rtc/library_api.hpp"
 #include "rtc/option_text.hpp"
 #include "rtc/target_name.hpp"
 
@@ -52,38 +53,26 @@ std::vector<std::string> library_candidates() {
 }
 
 const NvrtcApi& api() {
-    static NvrtcApi loaded;
-    static std::string failure;
-    static std::once_flag once;
-    std::call_once(once, [] {
-        std::string why;
-        loaded.library = DynamicLibrary::open_first(library_candidates(), &why);
-        if (!loaded.library.loaded()) {
-            failure = "NVRTC library not found: " + why;
-            return;
-        }
-        const auto& lib = loaded.library;
-        bool ok = lib.resolve(loaded.version, "nvrtcVersion") && lib.resolve(loaded.error_string, "nvrtcGetErrorString") &&
-                  lib.resolve(loaded.create, "nvrtcCreateProgram") && lib.resolve(loaded.destroy, "nvrtcDestroyProgram") &&
-                  lib.resolve(loaded.compile, "nvrtcCompileProgram") && lib.resolve(loaded.log_size, "nvrtcGetProgramLogSize") &&
-                  lib.resolve(loaded.log, "nvrtcGetProgramLog") && lib.resolve(loaded.cubin_size, "nvrtcGetCUBINSize") &&
-                  lib.resolve(loaded.cubin, "nvrtcGetCUBIN") && lib.resolve(loaded.ptx_size, "nvrtcGetPTXSize") &&
-                  lib.resolve(loaded.ptx, "nvrtcGetPTX") && lib.resolve(loaded.num_archs, "nvrtcGetNumSupportedArchs") &&
-                  lib.resolve(loaded.archs, "nvrtcGetSupportedArchs");
-        if (!ok) {
-            failure = "NVRTC library " + lib.path() + " lacks a required function";
-            loaded.library = DynamicLibrary();
-            return;
-        }
-        loaded.version(&loaded.major, &loaded.minor);
-        int count = 0;
-        if (loaded.num_archs(&count) == NVRTC_SUCCESS && count > 0) {
-            loaded.supported.resize(count);
-            loaded.archs(loaded.supported.data());
-        }
-    });
-    if (!loaded.library.loaded()) fail(ErrorCode::backend_unavailable, "{}", failure);
-    return loaded;
+    return load_library_api<NvrtcApi>(
+        "NVRTC", library_candidates(),
+        [](NvrtcApi& api) {
+            const auto& lib = api.library;
+            return lib.resolve(api.version, "nvrtcVersion") && lib.resolve(api.error_string, "nvrtcGetErrorString") &&
+                   lib.resolve(api.create, "nvrtcCreateProgram") && lib.resolve(api.destroy, "nvrtcDestroyProgram") &&
+                   lib.resolve(api.compile, "nvrtcCompileProgram") && lib.resolve(api.log_size, "nvrtcGetProgramLogSize") &&
+                   lib.resolve(api.log, "nvrtcGetProgramLog") && lib.resolve(api.cubin_size, "nvrtcGetCUBINSize") &&
+                   lib.resolve(api.cubin, "nvrtcGetCUBIN") && lib.resolve(api.ptx_size, "nvrtcGetPTXSize") &&
+                   lib.resolve(api.ptx, "nvrtcGetPTX") && lib.resolve(api.num_archs, "nvrtcGetNumSupportedArchs") &&
+                   lib.resolve(api.archs, "nvrtcGetSupportedArchs");
+        },
+        [](NvrtcApi& api) {
+            api.version(&api.major, &api.minor);
+            int count = 0;
+            if (api.num_archs(&count) == NVRTC_SUCCESS && count > 0) {
+                api.supported.resize(count);
+                api.archs(api.supported.data());
+            }
+        });
 }
 
 // What to ask NVRTC for: CUBIN for a known sm_XY, else PTX for the newest it knows.
