@@ -69,9 +69,7 @@ void update(Launcher& launcher, const Variant& variant, const UpdateArgs& args) 
         p.path = CC1D_UPD_REGISTERS;
         p.weight_vectors = args.weight.strides[1] == 1 && args.weight.strides[0] == variant.width &&
                            aligned16(args.weight.data);
-        chunk = threads * vec;
-        block.x = static_cast<unsigned>(threads);
-        p.chunk = chunk;
+        block.x = static_cast<unsigned>(threads);   // (p.chunk: unused by this kernel)
         launcher.launch(Kernel::registers, util::flat_grid(util::ceil_div(p.batch * (p.dim / vec), threads)), block, 0, &p,
                         sizeof(p));
         return;
