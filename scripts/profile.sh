@@ -11,7 +11,7 @@ kernels=${2:-^cc1d_}
 export CC1D_BUILD_DIR=${CC1D_BUILD_DIR:-build}
 bash scripts/configure.sh > "$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
-sections=(SpeedOfLight Occupancy LaunchStats WarpStateStats SchedulerStats ComputeWorkloadAnalysis MemoryWorkloadAnalysis)
+sections=(SpeedOfLight Occupancy LaunchStats WarpStateStats SchedulerStats ComputeWorkloadAnalysis MemoryWorkloadAnalysis SourceCounters)
 "$ncu" --clock-control none --kernel-name "regex:$kernels" ${sections[@]/#/--section } \
   "$CC1D_BUILD_DIR"/tools/cc1d-bench --config "$config" > "$out/ncu.txt" 2>&1
 echo "ncu: exit $?"

@@ -23,6 +23,21 @@ constexpr std::int64_t kBlocksPerSm = 4;
 // The shortest time chunk a small call is split into (see plan_channel_last).
 constexpr std::int64_t kShortestChunk = 8;
 
+// Powers of two leave a wave up to half empty (4x5376x4096 in 16-bit: 336 of 528
+// blocks, 16% occupancy). Given a chunk whose grid fits the wave, this is the shortest
+// chunk (a multiple of kChunkGranule, never longer) whose grid still fits: as many tiles
+// per row as the wave holds (504 blocks there). More multiprocessors never give a longer
+// chunk, so parts stay monotonic in sm_count (backward_workspace_bytes relies on that).
+std::int64_t fill_wave(std::int64_t chunk, std::int64_t seqlen, std::int64_t batch, std::int64_t wave,
+                       std::int64_t channel_groups, std::int64_t units_per_part) {
+    constexpr std::int64_t kChunkGranule = 8;
+    const std::int64_t parts = wave / std::max<std::int64_t>(channel_groups, 1);
+    const std::int64_t tiles = parts * units_per_part / std::max<std::int64_t>(batch, 1);   // units <= parts * per part
+    if (chunk >= seqlen || tiles < 1) return chunk;
+    const std::int64_t shorter = util::ceil_div(util::ceil_div(seqlen, tiles), kChunkGranule) * kChunkGranule;
+    return std::min(chunk, shorter);
+}
+
 }  // namespace
 
 Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_count) {
@@ -53,6 +68,7 @@ Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_
     // one wave: more blocks, each with a shorter walk.
     while (chunk > kShortestChunk && chunk / 2 < seqlen && plan.channel_groups * parts_for(chunk / 2) <= wave)
         chunk /= 2;
+    chunk = fill_wave(chunk, seqlen, batch, wave, plan.channel_groups, threads_y);
     plan.tile_len = chunk;
     plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen, chunk));
     plan.parts = std::max<std::int64_t>(1, util::ceil_div(batch * plan.tiles, threads_y));

@@ -1,0 +1,78 @@
+// How the channel-last backward splits a call over blocks: one wave at most (a thread
+// walks its chunk for the whole call, so a second wave would double the time), as full
+// as whole chunks allow, and never fewer parts for more multiprocessors (the workspace
+// query sizes for a generous count).
+#include <doctest/doctest.h>
+
+#include "api/launch/backward_plan.hpp"
+
+using namespace cc1d;
+using namespace cc1d::launch;
+
+namespace {
+
+Variant backward_variant(DType dtype) {
+    Variant v;
+    v.op = Op::bwd;
+    v.layout = Layout::channel_last;
+    v.width = 4;
+    v.x_dtype = v.weight_dtype = dtype;
+    v.activation = Activation::silu;
+    v.bias = true;
+    return v;
+}
+
+// Only shapes matter to a plan: x (B, D, L), channel-last strides.
+BackwardArgs shape_only_args(std::int64_t batch, std::int64_t dim, std::int64_t seqlen, DType dtype) {
+    BackwardArgs args;
+    args.x = Tensor(nullptr, dtype, {batch, dim, seqlen}, {dim * seqlen, 1, dim});
+    return args;
+}
+
+std::int64_t blocks_of(const backward::Plan& plan) { return plan.channel_groups * plan.parts; }
+
+constexpr int kH200Multiprocessors = 132;
+constexpr std::int64_t kWave = kH200Multiprocessors * 4;
+
+}  // namespace
+
+TEST_CASE("channel-last backward plan: one wave, nearly full, every step covered") {
+    struct Shape {
+        std::int64_t batch, dim, seqlen;
+        DType dtype;
+    };
+    const Shape shapes[] = {{4, 5376, 4096, DType::bf16}, {4, 5376, 4096, DType::fp32}, {8, 2048, 1024, DType::bf16},
+                            {4, 4096, 512, DType::fp16},  {4, 256, 4096, DType::fp32},  {1, 64, 1000003, DType::bf16},
+                            {3, 1000, 777, DType::fp32}};
+    for (const Shape& s : shapes) {
+        CAPTURE(s.batch);
+        CAPTURE(s.dim);
+        CAPTURE(s.seqlen);
+        const backward::Plan plan = backward::plan_channel_last(backward_variant(s.dtype),
+                                                                shape_only_args(s.batch, s.dim, s.seqlen, s.dtype),
+                                                                kH200Multiprocessors);
+        CHECK(blocks_of(plan) <= std::max(kWave, plan.channel_groups));
+        CHECK(plan.tiles * plan.tile_len >= s.seqlen);           // every step in some chunk
+        CHECK((plan.tiles - 1) * plan.tile_len < s.seqlen);      // and no empty chunk
+        CHECK(plan.parts * plan.units_per_part >= s.batch * plan.tiles);
+    }
+    // 4x5376x4096 in 16-bit: powers of two gave 336 of 528 blocks; whole-granule chunks fill 504.
+    const backward::Plan wide = backward::plan_channel_last(
+        backward_variant(DType::bf16), shape_only_args(4, 5376, 4096, DType::bf16), kH200Multiprocessors);
+    CHECK(blocks_of(wide) == 504);
+    CHECK(wide.tile_len == 688);
+}
+
+TEST_CASE("channel-last backward plan: more multiprocessors never give fewer parts") {
+    const std::int64_t shapes[][3] = {{4, 5376, 4096}, {2, 64, 128}, {8, 2048, 1024}, {1, 4096, 100000}, {16, 96, 300}};
+    for (const auto& s : shapes) {
+        std::int64_t previous = 0;
+        for (int sms = 1; sms <= 1024; sms += 7) {
+            const backward::Plan plan = backward::plan_channel_last(
+                backward_variant(DType::bf16), shape_only_args(s[0], s[1], s[2], DType::bf16), sms);
+            CAPTURE(sms);
+            CHECK(plan.parts >= previous);
+            previous = plan.parts;
+        }
+    }
+}
