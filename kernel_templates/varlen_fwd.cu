@@ -125,6 +125,72 @@ constexpr int kVlHalo = (CC1D_K + CC1D_VEC - 1) / CC1D_VEC;
 constexpr int kVlHaloElems = kVlHalo * CC1D_VEC;
 constexpr int kVlMaxListedStarts = 32;   // sequence starts a tile lists (more: each vector searches)
 
+// The sequences starting in (from, to), ascending: their starts and indices, the first
+// kVlMaxListedStarts of them stored. Returns how many there are (stored or not).
+CC1D_DEVICE int vl_list_starts(const cc1d_varlen_params& p, cc1d_i64 from, cc1d_i64 to, cc1d_i64* starts,
+                               int* sequences) {
+    if (p.num_seqs <= 0) return 0;
+    cc1d_i64 first = 0;   // the first sequence starting after `from`
+    if (from >= vl_offset(p, 0)) {
+        const cc1d_i64 s = vl_sequence_of(p, from);
+        first = s >= 0 ? s + 1 : p.num_seqs;
+    }
+    int n = 0;
+    for (cc1d_i64 i = first; i < p.num_seqs; ++i) {
+        const cc1d_i64 start = vl_offset(p, i);
+        if (start >= to) break;
+        if (n < kVlMaxListedStarts) {
+            starts[n] = start;
+            sequences[n] = (int)i;
+        }
+        ++n;
+    }
+    return n;
+}
+
+// After the vector at pos got the plain convolution: rewrites its tokens outside every
+// sequence (0) and those within K tokens after a listed start (their windows reach into
+// the history). Between two starts, tokens K or more after the first see only their own
+// sequence, as the plain convolution assumed.
+CC1D_DEVICE void vl_fix_near_starts(const cc1d_varlen_params& p, const float (&w)[CC1D_WIDTH], float bias, cc1d_i64 d,
+                                    cc1d_i64 pos, cc1d_i64 seq_begin, cc1d_i64 seq_end, const cc1d_i64* starts,
+                                    const int* sequences, int listed, const x_t* tile_x, cc1d_i64 tile_start,
+                                    x_t* orow) {
+#pragma unroll 1
+    for (int e = 0; e < CC1D_VEC; ++e) {
+        const cc1d_i64 t = pos + e;
+        if (t >= 0 && t < p.total && (t < seq_begin || t >= seq_end)) orow[t * p.out_stride_l] = cc1d_to_x(0.0f);
+    }
+#pragma unroll 1
+    for (int k = 0; k < listed; ++k) {
+        const cc1d_i64 start = starts[k];
+        if (start <= pos - CC1D_K || start >= pos + CC1D_VEC) continue;
+        cc1d_i64 stop = start + CC1D_K;   // from here on the window lies inside the sequence
+        if (k + 1 < listed && starts[k + 1] < stop) stop = starts[k + 1];   // (an empty sequence: none)
+        if (stop > seq_end) stop = seq_end;
+        if (stop > pos + CC1D_VEC) stop = pos + CC1D_VEC;
+#pragma unroll 1
+        for (cc1d_i64 t = start > pos ? start : pos; t < stop; ++t)
+            orow[t * p.out_stride_l] =
+                cc1d_to_x(vl_output_near_start(p, w, bias, sequences[k], start, t, d, tile_x, tile_start));
+    }
+}
+
+// The same for a tile with more starts than it lists: every token of the vector finds
+// its sequence in cu_seqlens.
+CC1D_DEVICE void vl_search_each_token(const cc1d_varlen_params& p, const float (&w)[CC1D_WIDTH], float bias, cc1d_i64 d,
+                                      cc1d_i64 pos, const x_t* tile_x, cc1d_i64 tile_start, x_t* orow) {
+#pragma unroll 1
+    for (int e = 0; e < CC1D_VEC; ++e) {
+        const cc1d_i64 t = pos + e;
+        if (t >= p.total) break;
+        if (t < 0) continue;   // before the row (the first vector of a leading tile)
+        const cc1d_i64 s = vl_sequence_of(p, t);
+        const float y = s < 0 ? 0.0f : vl_output_near_start(p, w, bias, s, vl_offset(p, s), t, d, tile_x, tile_start);
+        orow[t * p.out_stride_l] = cc1d_to_x(y);
+    }
+}
+
 CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
     extern __shared__ cc1d_vec16 vl_smem[];   // [halo + tile] vectors of raw x
     const unsigned int block = cc1d_flat_block();
@@ -147,13 +213,24 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
     const cc1d_i64 tile_start = (cc1d_i64)tile * tile_vecs * CC1D_VEC - lead;
     if (tile_start >= total) return;   // the extra tile the launcher adds for the lead
 
+    // Outputs differ from the plain convolution only within K tokens after a sequence
+    // start and outside [cu[0], cu[N]). Thread 0 lists the starts cu[0..N-1] in
+    // (tile_start - K, tile_end), with their sequences, once per block, while the tile's
+    // loads are in flight; each vector then tests that short list.
+    __shared__ cc1d_i64 s_starts[kVlMaxListedStarts];
+    __shared__ int s_sequences[kVlMaxListedStarts];
+    __shared__ int s_start_count;
+    const cc1d_i64 tile_end = tile_start + tile_vecs * CC1D_VEC < total ? tile_start + tile_vecs * CC1D_VEC : total;
+    cc1d_vec16 v[CC1D_FWD_CF_ILP(sizeof(x_t))];
     if (vector_ok) {
-        cc1d_vec16 v[CC1D_FWD_CF_ILP(sizeof(x_t))];
 #pragma unroll
         for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) {
             const cc1d_i64 pos = tile_start + (cc1d_i64)(tid + i * nthreads) * CC1D_VEC;
             v[i] = pos < total ? cc1d_v16_load(xrow, 1, pos, total, pos >= 0 && pos + CC1D_VEC <= total) : cc1d_v16_zero();
         }
+    }
+    if (tid == 0) s_start_count = vl_list_starts(p, tile_start - CC1D_K, tile_end, s_starts, s_sequences);
+    if (vector_ok) {
 #pragma unroll
         for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) cc1d_v16_store_aligned(&vl_smem[kVlHalo + tid + i * nthreads], v[i]);
     } else {
@@ -177,33 +254,10 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
 #if CC1D_HAS_BIAS
     bias = cc1d_load_float<w_t>(p.bias, d * p.bias_stride);
 #endif
-    // Outputs differ from the plain convolution only within K tokens after a sequence
-    // start and outside [cu[0], cu[N]). Thread 0 lists the inner starts cu[1..N-1] that
-    // fall in (tile_start - K, tile_end) in shared memory, once per block; each vector
-    // then tests that short list instead of searching cu_seqlens itself.
-    __shared__ cc1d_i64 s_starts[kVlMaxListedStarts];
-    __shared__ int s_start_count;
-    const cc1d_i64 tile_end = tile_start + tile_vecs * CC1D_VEC < total ? tile_start + tile_vecs * CC1D_VEC : total;
-    if (tid == 0) {
-        int n = 0;
-        if (p.num_seqs > 1) {
-            const cc1d_i64 from = tile_start - CC1D_K;
-            cc1d_i64 first = 1;   // the first inner start after `from`
-            if (from >= vl_offset(p, 0)) {
-                const cc1d_i64 s = vl_sequence_of(p, from);
-                first = s >= 0 ? s + 1 : p.num_seqs;
-            }
-            for (cc1d_i64 i = first; i < p.num_seqs; ++i) {
-                const cc1d_i64 start = vl_offset(p, i);
-                if (start >= tile_end) break;
-                if (n < kVlMaxListedStarts) s_starts[n] = start;
-                ++n;
-            }
-        }
-        s_start_count = n;
-    }
     const cc1d_i64 seq_begin = p.num_seqs > 0 ? vl_offset(p, 0) : 0, seq_end = p.num_seqs > 0 ? vl_offset(p, p.num_seqs) : 0;
+    const x_t* tile_x = reinterpret_cast<const x_t*>(vl_smem) + kVlHaloElems;   // token q at tile_x[q - tile_start]
     __syncthreads();
+    const int listed = s_start_count;
 
 #pragma unroll
     for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) {
@@ -213,55 +267,47 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
         float win[CC1D_K + CC1D_VEC];   // win[m] = x at pos - K + m (0 before token 0)
 #pragma unroll
         for (int h = 0; h < kVlHalo; ++h) {
-            const cc1d_vec16 v = cc1d_v16_load_aligned(&vl_smem[j + h]);
+            const cc1d_vec16 hv = cc1d_v16_load_aligned(&vl_smem[j + h]);
 #pragma unroll
             for (int e = 0; e < CC1D_VEC; ++e) {
                 const int m = h * CC1D_VEC + e - (kVlHaloElems - CC1D_K);
-                if (m >= 0) win[m] = cc1d_v16_float(v, e);
+                if (m >= 0) win[m] = cc1d_v16_float(hv, e);
             }
         }
         const cc1d_vec16 own = cc1d_v16_load_aligned(&vl_smem[kVlHalo + j]);
 #pragma unroll
         for (int e = 0; e < CC1D_VEC; ++e) win[CC1D_K + e] = cc1d_v16_float(own, e);
 
-        // Plain: every token lies in a sequence that started K or more tokens before
-        // the vector; otherwise each token finds its own sequence.
+        // Every vector first gets the plain convolution; the few tokens whose answer
+        // differs (near a listed start, or outside every sequence) are then rewritten
+        // one by one by the same thread. Branching instead would make a whole warp run
+        // the token-by-token path for one vector in it.
+        float ys[CC1D_VEC];
+#pragma unroll
+        for (int e = 0; e < CC1D_VEC; ++e) {
+            float z = bias;
+#pragma unroll
+            for (int k = 0; k <= CC1D_K; ++k) z = fmaf(w[k], win[e + k], z);
+            ys[e] = cc1d_activate_fast(z);
+        }
+        cc1d_v16_store(orow, p.out_stride_l, pos, total, out_vectors && pos >= 0 && pos + CC1D_VEC <= total,
+                       cc1d_v16_from_floats(ys));
+
         bool plain = pos - CC1D_K >= seq_begin && pos + CC1D_VEC <= seq_end;
-        const int listed = s_start_count;
-        if (plain && listed <= kVlMaxListedStarts) {
+        if (listed <= kVlMaxListedStarts) {
             for (int k = 0; k < listed; ++k) {
                 const cc1d_i64 start = s_starts[k];
                 if (start > pos - CC1D_K && start < pos + CC1D_VEC) plain = false;
             }
-        } else if (plain) {   // too many starts in one tile to list: search
-            const cc1d_i64 s_last = vl_sequence_of(p, pos + CC1D_VEC - 1);
-            plain = s_last >= 0 && vl_offset(p, s_last) <= pos - CC1D_K;
-        }
-        if (plain) {
-            float ys[CC1D_VEC];
-#pragma unroll
-            for (int e = 0; e < CC1D_VEC; ++e) {
-                float z = bias;
-#pragma unroll
-                for (int k = 0; k <= CC1D_K; ++k) z = fmaf(w[k], win[e + k], z);
-                ys[e] = cc1d_activate_fast(z);
-            }
-            cc1d_v16_store(orow, p.out_stride_l, pos, total, out_vectors && pos >= 0 && pos + CC1D_VEC <= total,
-                           cc1d_v16_from_floats(ys));
+            if (!plain) vl_fix_near_starts(p, w, bias, d, pos, seq_begin, seq_end, s_starts, s_sequences, listed, tile_x,
+                                           tile_start, orow);
         } else {
-            // Near a sequence start (rare): token by token, x from shared memory. A rolled
-            // loop keeps this path from costing the plain one registers.
-            const x_t* tile_x = reinterpret_cast<const x_t*>(vl_smem) + kVlHaloElems;
-#pragma unroll 1
-            for (int e = 0; e < CC1D_VEC; ++e) {
-                const cc1d_i64 t = pos + e;
-                if (t >= total) break;
-                if (t < 0) continue;   // before the row (the first vector of a leading tile)
-                const cc1d_i64 s = vl_sequence_of(p, t);
-                const float y =
-                    s < 0 ? 0.0f : vl_output_near_start(p, w, bias, s, vl_offset(p, s), t, d, tile_x, tile_start);
-                orow[t * p.out_stride_l] = cc1d_to_x(y);
+            // Too many starts in one tile to list: each token of a vector near one searches.
+            if (plain) {
+                const cc1d_i64 s_last = vl_sequence_of(p, pos + CC1D_VEC - 1);
+                plain = s_last >= 0 && vl_offset(p, s_last) <= pos - CC1D_K;
             }
+            if (!plain) vl_search_each_token(p, w, bias, d, pos, tile_x, tile_start, orow);
         }
     }
 }
