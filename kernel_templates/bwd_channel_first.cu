@@ -361,9 +361,9 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
     const int nt = blockDim.x, tid = threadIdx.x;
 
     // ---- loads: own vectors of x and dout, halos, seq ids; none is used before all are issued ----
-    cc1d_vec16 rx[CC1D_BWD_CF_ILP(sizeof(x_t))], rd[CC1D_BWD_CF_ILP(sizeof(x_t))];
+    cc1d_vec16 rx[CC1D_BWD_CF_ILP], rd[CC1D_BWD_CF_ILP];
 #pragma unroll
-    for (int i = 0; i < CC1D_BWD_CF_ILP(sizeof(x_t)); ++i) {
+    for (int i = 0; i < CC1D_BWD_CF_ILP; ++i) {
         rx[i] = rd[i] = cc1d_v16_zero();
         const cc1d_i64 pos = t.t0 + (cc1d_i64)(tid + i * nt) * CC1D_VEC;
         if (i < p.ilp && pos < t.L) {
@@ -383,9 +383,9 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
         if (pos < t.L) halo = cc1d_v16_load(t.drow, p.dout_stride_l, pos, t.L, p.vector_ok != 0 && pos + CC1D_VEC <= t.L);
     }
 #if CC1D_HAS_SEQ_IDX
-    cc1d_vec16 rid[CC1D_BWD_CF_ILP(sizeof(x_t))][kBfIdVecs];
+    cc1d_vec16 rid[CC1D_BWD_CF_ILP][kBfIdVecs];
 #pragma unroll
-    for (int i = 0; i < CC1D_BWD_CF_ILP(sizeof(x_t)); ++i)
+    for (int i = 0; i < CC1D_BWD_CF_ILP; ++i)
         if (i < p.ilp) bf_load_ids(p, t.seq_row, t.t0 + (cc1d_i64)(tid + i * nt) * CC1D_VEC, rid[i]);
     // Halo ids: [0, HE) before the tile, [HE, 2 HE) after it.
     int halo_id = -1;
@@ -409,7 +409,7 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
 
     // ---- shared memory: x̃ and ids of the whole window ----
 #pragma unroll
-    for (int i = 0; i < CC1D_BWD_CF_ILP(sizeof(x_t)); ++i)
+    for (int i = 0; i < CC1D_BWD_CF_ILP; ++i)
         if (i < p.ilp) {
             s.x[kBfHalo + tid + i * nt] = rx[i];
             s.d[tid + i * nt] = rd[i];
@@ -419,7 +419,7 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
     else if (tid >= 2 * kBfHalo && tid < 3 * kBfHalo) s.d[t.tile_vecs + tid - 2 * kBfHalo] = halo;
 #if CC1D_HAS_SEQ_IDX
 #pragma unroll
-    for (int i = 0; i < CC1D_BWD_CF_ILP(sizeof(x_t)); ++i)
+    for (int i = 0; i < CC1D_BWD_CF_ILP; ++i)
         if (i < p.ilp)
 #pragma unroll
             for (int r = 0; r < kBfIdVecs; ++r)

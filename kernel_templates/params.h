@@ -15,8 +15,7 @@
 #define CC1D_FWD_CL_CHANNELS 64   // tile of this many channels x CHUNK time steps (16-bit x;
 #define CC1D_FWD_CL_CHUNK 64      // fp32 x: CHUNK / 2 steps, so a tile is always 8 KiB of x)
 #define CC1D_BWD_CF_THREADS 128   // channel-first backward: most threads along time per block
-#define CC1D_BWD_CF_ILP(elem_bytes) ((elem_bytes) == 4 ? 2 : 4)   // ... and at most this many 16-byte
-                                  // vectors per thread per tile (16-bit: 4, halving the per-tile work per element)
+#define CC1D_BWD_CF_ILP 2         // ... and at most this many 16-byte vectors per thread per tile
 #define CC1D_BWD_CL_THREADS 128   // channel-last backward: threads per block ...
 #define CC1D_BWD_CL_THREADS_X 32  // ... of which this many along channels (the rest split time)
 #define CC1D_BWD_CL_MIN_CHUNK 32  // shortest time chunk a channel-last thread walks

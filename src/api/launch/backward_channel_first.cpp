@@ -11,11 +11,11 @@ namespace {
 
 // Threads (a multiple of 64, so whole warps on both vendors) and vectors per thread for
 // one tile: grow until the tile covers the row, so short rows leave few threads idle.
-void size_tile(std::int64_t row_vectors, int max_ilp, int& threads, int& ilp) {
+void size_tile(std::int64_t row_vectors, int& threads, int& ilp) {
     threads = 64;
     ilp = 1;
     while (std::int64_t(threads) * ilp < row_vectors) {
-        if (ilp < max_ilp) ++ilp;
+        if (ilp < CC1D_BWD_CF_ILP) ++ilp;
         else if (threads < CC1D_BWD_CF_THREADS) threads *= 2;
         else break;
     }
@@ -44,11 +44,7 @@ Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm
     const int vec = util::vector_elems(variant.x_dtype);
     Plan plan;
     int threads = 0;
-    size_tile(util::ceil_div(seqlen, vec), CC1D_BWD_CF_ILP(dtype_size(variant.x_dtype)), threads, plan.ilp);
-    // Without an opt-in a block gets 48 KiB of dynamic shared memory: 16-bit tiles of 4
-    // vectors per thread with seq ids would need ~49 KiB, so they take fewer vectors.
-    constexpr unsigned kSharedBytesWithoutOptIn = 48 * 1024;
-    while (plan.ilp > 1 && shared_bytes(variant, threads, plan.ilp, vec) > kSharedBytesWithoutOptIn) --plan.ilp;
+    size_tile(util::ceil_div(seqlen, vec), threads, plan.ilp);
     plan.block.x = static_cast<unsigned>(threads);
     plan.shared_bytes = shared_bytes(variant, threads, plan.ilp, vec);
     plan.tile_len = std::int64_t(threads) * plan.ilp * vec;
