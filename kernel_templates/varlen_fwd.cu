@@ -59,21 +59,29 @@ struct VlHistory {
     cc1d_i64 stride;
     CC1D_DEVICE x_t at(cc1d_i64 j) const { return row != nullptr ? row[j * stride] : cc1d_of_bits<x_t>(0u); }
 };
-CC1D_DEVICE VlHistory vl_history(const cc1d_varlen_params& p, cc1d_i64 s, cc1d_i64 d) {
-    VlHistory h;
-    h.row = nullptr;
-    h.stride = p.state_stride_l;
+// Sequence s's conv_states slot when it reads its history from there, else -1 (no
+// states, no has_initial_state flag, or the pad slot; slots are never negative).
+CC1D_DEVICE cc1d_i64 vl_history_slot(const cc1d_varlen_params& p, cc1d_i64 s) {
 #if CC1D_HAS_INITIAL_STATES
     if (p.has_initial_state != nullptr && p.has_initial_state[s * p.has_init_stride] != 0) {
         const cc1d_i64 slot = p.cache_indices != nullptr ? (cc1d_i64)p.cache_indices[s * p.indices_stride] : s;
-        if (p.cache_indices == nullptr || slot != p.pad_slot_id)
-            h.row = reinterpret_cast<const x_t*>(p.conv_states) + slot * p.state_stride_b + d * p.state_stride_d +
-                    (p.state_len - CC1D_K) * p.state_stride_l;
+        if (p.cache_indices == nullptr || slot != p.pad_slot_id) return slot;
     }
 #else
-    (void)s; (void)d;
+    (void)p; (void)s;
 #endif
+    return -1;
+}
+CC1D_DEVICE VlHistory vl_history_in_slot(const cc1d_varlen_params& p, cc1d_i64 slot, cc1d_i64 d) {
+    VlHistory h;
+    h.row = slot >= 0 ? reinterpret_cast<const x_t*>(p.conv_states) + slot * p.state_stride_b + d * p.state_stride_d +
+                            (p.state_len - CC1D_K) * p.state_stride_l
+                      : nullptr;
+    h.stride = p.state_stride_l;
     return h;
+}
+CC1D_DEVICE VlHistory vl_history(const cc1d_varlen_params& p, cc1d_i64 s, cc1d_i64 d) {
+    return vl_history_in_slot(p, vl_history_slot(p, s), d);
 }
 
 // Output at token t of sequence s (first token `start`), channel d, for a token within K
@@ -125,10 +133,11 @@ constexpr int kVlHalo = (CC1D_K + CC1D_VEC - 1) / CC1D_VEC;
 constexpr int kVlHaloElems = kVlHalo * CC1D_VEC;
 constexpr int kVlMaxListedStarts = 32;   // sequence starts a tile lists (more: each vector searches)
 
-// The sequences starting in (from, to), ascending: their starts and indices, the first
-// kVlMaxListedStarts of them stored. Returns how many there are (stored or not).
+// The sequences starting in (from, to), ascending: their starts and history slots
+// (vl_history_slot, looked up here once per block), the first kVlMaxListedStarts of them
+// stored. Returns how many there are (stored or not).
 CC1D_DEVICE int vl_list_starts(const cc1d_varlen_params& p, cc1d_i64 from, cc1d_i64 to, cc1d_i64* starts,
-                               int* sequences) {
+                               cc1d_i64* slots) {
     if (p.num_seqs <= 0) return 0;
     cc1d_i64 first = 0;   // the first sequence starting after `from`
     if (from >= vl_offset(p, 0)) {
@@ -141,7 +150,7 @@ CC1D_DEVICE int vl_list_starts(const cc1d_varlen_params& p, cc1d_i64 from, cc1d_
         if (start >= to) break;
         if (n < kVlMaxListedStarts) {
             starts[n] = start;
-            sequences[n] = (int)i;
+            slots[n] = vl_history_slot(p, i);
         }
         ++n;
     }
@@ -149,12 +158,13 @@ CC1D_DEVICE int vl_list_starts(const cc1d_varlen_params& p, cc1d_i64 from, cc1d_
 }
 
 // After the vector at pos got the plain convolution: rewrites its tokens outside every
-// sequence (0) and those within K tokens after a listed start (their windows reach into
-// the history). Between two starts, tokens K or more after the first see only their own
-// sequence, as the plain convolution assumed.
+// sequence (0) and those within K tokens after a listed start, whose windows reach into
+// the sequence's history (its slot's K entries, loaded at once, or zeros). Between two
+// starts, tokens K or more after the first see only their own sequence, as the plain
+// convolution assumed.
 CC1D_DEVICE void vl_fix_near_starts(const cc1d_varlen_params& p, const float (&w)[CC1D_WIDTH], float bias, cc1d_i64 d,
                                     cc1d_i64 pos, cc1d_i64 seq_begin, cc1d_i64 seq_end, const cc1d_i64* starts,
-                                    const int* sequences, int listed, const x_t* tile_x, cc1d_i64 tile_start,
+                                    const cc1d_i64* slots, int listed, const x_t* tile_x, cc1d_i64 tile_start,
                                     x_t* orow) {
 #pragma unroll 1
     for (int e = 0; e < CC1D_VEC; ++e) {
@@ -169,10 +179,24 @@ CC1D_DEVICE void vl_fix_near_starts(const cc1d_varlen_params& p, const float (&w
         if (k + 1 < listed && starts[k + 1] < stop) stop = starts[k + 1];   // (an empty sequence: none)
         if (stop > seq_end) stop = seq_end;
         if (stop > pos + CC1D_VEC) stop = pos + CC1D_VEC;
-#pragma unroll 1
-        for (cc1d_i64 t = start > pos ? start : pos; t < stop; ++t)
-            orow[t * p.out_stride_l] =
-                cc1d_to_x(vl_output_near_start(p, w, bias, sequences[k], start, t, d, tile_x, tile_start));
+        float history[CC1D_K > 0 ? CC1D_K : 1];
+        const VlHistory h = vl_history_in_slot(p, slots[k], d);
+#pragma unroll
+        for (int i = 0; i < CC1D_K; ++i) history[i] = cc1d_to_float(h.at(i));
+        // Token start + j: its term k reads x at start + j - K + k, which is the history's
+        // entry j + k while j + k < K (compile-time indices: the history stays in registers).
+#pragma unroll
+        for (int j = 0; j < CC1D_K; ++j) {
+            const cc1d_i64 t = start + j;
+            if (t < pos || t >= stop) continue;
+            float z = bias;
+#pragma unroll
+            for (int i = 0; i <= CC1D_K; ++i) {
+                const int m = j + i;   // (the modulo only matters in dead code)
+                z = fmaf(w[i], m >= CC1D_K ? cc1d_to_float(tile_x[t - CC1D_K + i - tile_start]) : history[m % CC1D_K], z);
+            }
+            orow[t * p.out_stride_l] = cc1d_to_x(cc1d_activate_fast(z));
+        }
     }
 }
 
@@ -215,10 +239,10 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
 
     // Outputs differ from the plain convolution only within K tokens after a sequence
     // start and outside [cu[0], cu[N]). Thread 0 lists the starts cu[0..N-1] in
-    // (tile_start - K, tile_end), with their sequences, once per block, while the tile's
+    // (tile_start - K, tile_end), with their history slots, once per block, while the tile's
     // loads are in flight; each vector then tests that short list.
     __shared__ cc1d_i64 s_starts[kVlMaxListedStarts];
-    __shared__ int s_sequences[kVlMaxListedStarts];
+    __shared__ cc1d_i64 s_slots[kVlMaxListedStarts];
     __shared__ int s_start_count;
     const cc1d_i64 tile_end = tile_start + tile_vecs * CC1D_VEC < total ? tile_start + tile_vecs * CC1D_VEC : total;
     cc1d_vec16 v[CC1D_FWD_CF_ILP(sizeof(x_t))];
@@ -229,7 +253,7 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
             v[i] = pos < total ? cc1d_v16_load(xrow, 1, pos, total, pos >= 0 && pos + CC1D_VEC <= total) : cc1d_v16_zero();
         }
     }
-    if (tid == 0) s_start_count = vl_list_starts(p, tile_start - CC1D_K, tile_end, s_starts, s_sequences);
+    if (tid == 0) s_start_count = vl_list_starts(p, tile_start - CC1D_K, tile_end, s_starts, s_slots);
     if (vector_ok) {
 #pragma unroll
         for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) cc1d_v16_store_aligned(&vl_smem[kVlHalo + tid + i * nthreads], v[i]);
@@ -299,7 +323,7 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
                 const cc1d_i64 start = s_starts[k];
                 if (start > pos - CC1D_K && start < pos + CC1D_VEC) plain = false;
             }
-            if (!plain) vl_fix_near_starts(p, w, bias, d, pos, seq_begin, seq_end, s_starts, s_sequences, listed, tile_x,
+            if (!plain) vl_fix_near_starts(p, w, bias, d, pos, seq_begin, seq_end, s_starts, s_slots, listed, tile_x,
                                            tile_start, orow);
         } else {
             // Too many starts in one tile to list: each token of a vector near one searches.
