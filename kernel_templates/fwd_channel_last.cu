@@ -4,15 +4,12 @@
 // row, transposed through shared memory:
 //  1. load: the tile and its K halo rows before it, as 16-byte vectors along D (fully
 //     coalesced), every thread issuing all of its loads before storing any;
-//  2. compute and store: thread (channels, segment) walks kClSteps time steps of kClPerThread
+//  2. compute: thread (channels, segment) walks kClSteps time steps of kClPerThread
 //     adjacent channels down the shared tile (16-bit x: two, one 4-byte shared access
 //     per step for both, which halves the shared-memory and conversion instructions per
 //     output), with the K previous inputs in registers (unrolled, compile-time indices)
 //     and those channels' weights and bias in fp32 registers;
-//  3. store: each output goes straight from registers to global memory; a warp's lanes
-//     hold adjacent channels, so one step of a warp is one coalesced 128-byte row
-//     segment. (Staging the outputs in shared memory for 16-byte stores doubled the
-//     block's shared memory, which capped an SM at 13 blocks, and cost a second barrier.)
+//  3. store: the output tile leaves shared memory as 16-byte vectors along D.
 // Why not keep a sliding window per thread over a 16-byte vector of channels in
 // registers: VEC channels x (W weights + K inputs + the steps in flight) in fp32 need
 // 110-250 registers (spills from width 8 on in 16-bit types), which caps occupancy and
@@ -34,6 +31,8 @@ constexpr int kClSegments = CC1D_FWD_CL_THREADS / kClLanes;             // threa
 constexpr int kClSteps = kClRows / kClSegments;                         // steps per thread
 constexpr int kClInVecs = (CC1D_K + kClRows) * kClRowVecs;              // halo + tile
 constexpr int kClLoads = (kClInVecs + CC1D_FWD_CL_THREADS - 1) / CC1D_FWD_CL_THREADS;
+constexpr int kClStores = kClRows * kClRowVecs / CC1D_FWD_CL_THREADS;
+static_assert(kClRows * kClRowVecs % CC1D_FWD_CL_THREADS == 0, "the output tile splits evenly");
 static_assert(kClRows % kClSegments == 0, "segments split the tile evenly");
 
 struct ClTile {
@@ -101,26 +100,33 @@ CC1D_DEVICE void cl_load_elements(const cc1d_fwd_params& p, const ClTile& tile, 
     }
 }
 
-// Phase 3: the thread's outputs at step `step` of the tile (its kClPerThread adjacent
-// channels, packed as in shared memory), rows before L and channels before D only.
-CC1D_DEVICE void cl_store_step(const cc1d_fwd_params& p, const ClTile& tile, bool vector_tile, int lane, int step,
-                               unsigned int cell) {
-    const cc1d_i64 t = tile.t0 + step;
-    if (t >= p.seqlen) return;
-    const cc1d_i64 c = tile.c0 + lane * kClPerThread;
-    x_t* out = reinterpret_cast<x_t*>(p.out) + tile.b * p.out_stride_b + t * p.out_stride_l + c;
-    if (vector_tile) {   // rows 16-byte aligned, every channel present: one 4-byte store
-        *reinterpret_cast<unsigned int*>(out) = cell;
-        return;
-    }
+// Phase 3: the output tile, rows before L, channels before D.
+CC1D_DEVICE void cl_store(const cc1d_fwd_params& p, const ClTile& tile, bool vector_tile, const cc1d_vec16* s_out) {
+    x_t* out = reinterpret_cast<x_t*>(p.out) + tile.b * p.out_stride_b + tile.c0;
+    if (vector_tile) {
 #pragma unroll
-    for (int j = 0; j < kClPerThread; ++j)
-        if (c + j < p.dim) out[j] = cc1d_of_bits<x_t>(kClPerThread == 1 ? cell : (cell >> (16 * j)) & 0xffffu);
+        for (int m = 0; m < kClStores; ++m) {
+            const int i = threadIdx.x + m * CC1D_FWD_CL_THREADS;
+            const int row = i / kClRowVecs, col = i - row * kClRowVecs;
+            const cc1d_i64 t = tile.t0 + row;
+            if (t < p.seqlen)
+                cc1d_v16_store_global(out + t * p.out_stride_l + col * CC1D_VEC, cc1d_v16_load_aligned(&s_out[i]));
+        }
+    } else {
+        const x_t* elems = reinterpret_cast<const x_t*>(s_out);
+#pragma unroll 4
+        for (int e = threadIdx.x; e < kClRows * kClChannels; e += CC1D_FWD_CL_THREADS) {
+            const int row = e / kClChannels, c = e - row * kClChannels;
+            const cc1d_i64 t = tile.t0 + row;
+            if (t < p.seqlen && tile.c0 + c < p.dim) out[t * p.out_stride_l + c] = elems[e];
+        }
+    }
 }
 
 extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_THREADS) CC1D_ENTRY(cc1d_fwd_params p) {
-    // s_in: rows t0-K .. t0+kClRows-1 of the tile's channels.
+    // s_in: rows t0-K .. t0+kClRows-1 of the tile's channels; s_out: the output tile.
     __shared__ cc1d_vec16 s_in[kClInVecs];
+    __shared__ cc1d_vec16 s_out[kClRows * kClRowVecs];
 #if CC1D_HAS_SEQ_IDX
     __shared__ int s_ids[CC1D_K + kClRows];
 #endif
@@ -184,12 +190,13 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_THREADS) CC1D_ENTRY(cc1
     }
     __syncthreads();
 
-    // ---- 2./3. compute kClSteps outputs of the thread's channels, reading down the shared tile ----
+    // ---- 2. compute kClSteps outputs of the thread's channels, reading down the shared tile ----
     {
         // Row r of the thread's channels: one 4-byte word (16-bit pair) or one element.
         typedef unsigned int cl_cell_t;
         constexpr int kRowCells = kClChannels * (int)sizeof(x_t) / 4;
         const cl_cell_t* in = reinterpret_cast<const cl_cell_t*>(s_in) + lane;   // row r at in[r * kRowCells]
+        cl_cell_t* out = reinterpret_cast<cl_cell_t*>(s_out) + lane;
         const int first = segment * kClSteps;   // tile-relative step; its input row is first + K
         float win[kClPerThread][CC1D_K + 1];    // win[j][k] = x̃ of channel j at step - K + k
 #pragma unroll
@@ -219,7 +226,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_THREADS) CC1D_ENTRY(cc1
                 if (id < 0) y[j] = 0.0f;   // padding: exactly 0
 #endif
             }
-            cl_store_step(p, tile, vector_tile, lane, step, cl_pack(y));
+            out[step * kRowCells] = cl_pack(y);
 #pragma unroll
             for (int j = 0; j < kClPerThread; ++j)
 #pragma unroll
@@ -240,4 +247,8 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_THREADS) CC1D_ENTRY(cc1
         }
     }
 #endif
+    __syncthreads();
+
+    // ---- 3. store the output tile ----
+    cl_store(p, tile, vector_tile, s_out);
 }
