@@ -8,16 +8,17 @@ Python-level messages and to fail before a tensor is copied or allocated.
 check_forward_arguments and check_update_arguments raise on the first broken rule.
 forward_arguments_pass and update_arguments_pass test the same rules on plain tensors
 in one pass, for the eager fast path: a function call per rule costs microseconds on a
-path that launches in a few. When a predicate says False, the caller runs the full
+path that launches in a few. When a predicate refuses (None), the caller runs the full
 checks, which raise the error naming the argument (test_host_checks.py puts every
-refused case through both).
+refused case through both). When the rules pass, the predicates return what they read
+(shapes, dtypes), so that _launch describes the tensors without reading them again.
 """
 
 import torch
 
-from ._layout import has_unit_stride
+from ._layout import has_unit_stride, unit_stride_in
 
-FLOAT_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+FLOAT_DTYPES = frozenset((torch.float32, torch.float16, torch.bfloat16))    # a set: one hash per test
 
 
 def activation_is_silu(activation):
@@ -166,7 +167,9 @@ def check_update_arguments(x, conv_state, weight, bias, cache_seqlens, conv_stat
 
 # ---- the same rules in one pass, for plain tensors -------------------------------------
 # Callers make sure every argument is a torch.Tensor (or None where optional) first.
-# Devices are left to on_one_gpu, so that the rules can be tested on any machine.
+# Devices are left to on_one_gpu, so that the rules can be tested on any machine. Each
+# attribute of a tensor is read once (a read costs about 0.1 µs), and what the launch
+# needs again is returned: a non-empty tuple, so the result reads as True.
 
 
 def _vector_passes(t, length, expected_dtype):
@@ -178,58 +181,64 @@ def _states_pass(t, batch, dim, width, x_dtype):
 
 
 def forward_arguments_pass(x, weight, bias, seq_idx, initial_states, return_final_states, final_states_out):
-    """True when check_forward_arguments would pass its rules (devices aside)."""
+    """None unless check_forward_arguments would pass its rules (devices aside); then
+    (x.shape, x.dtype, weight.shape, weight.dtype)."""
     x_shape, weight_shape = x.shape, weight.shape
     if len(x_shape) != 3 or len(weight_shape) != 2:
-        return False
+        return None
     batch, dim, length = x_shape
     width = weight_shape[1]
-    x_dtype = x.dtype
-    if x_dtype not in FLOAT_DTYPES or weight.dtype not in FLOAT_DTYPES or weight_shape[0] != dim or width < 1:
-        return False
-    if bias is not None and not _vector_passes(bias, dim, weight.dtype):
-        return False
+    x_dtype, weight_dtype = x.dtype, weight.dtype
+    if x_dtype not in FLOAT_DTYPES or weight_dtype not in FLOAT_DTYPES or weight_shape[0] != dim or width < 1:
+        return None
+    if bias is not None and not _vector_passes(bias, dim, weight_dtype):
+        return None
     if seq_idx is not None and not (seq_idx.shape == (batch, length) and seq_idx.dtype == torch.int32):
-        return False
+        return None
     if initial_states is not None and not _states_pass(initial_states, batch, dim, width, x_dtype):
-        return False
+        return None
     if return_final_states:
         if width < 2 or final_states_out is not None and not _states_pass(final_states_out, batch, dim, width,
                                                                              x_dtype):
-            return False
-    return True
+            return None
+    return x_shape, x_dtype, weight_shape, weight_dtype
 
 
 def update_arguments_pass(x, conv_state, weight, bias, cache_seqlens, conv_state_indices):
-    """True when check_update_arguments would pass its rules (devices aside)."""
+    """None unless check_update_arguments would pass its rules (devices aside); then
+    (x.shape, x.dtype, conv_state.shape, conv_state.stride(), weight.shape, weight.dtype)."""
     x_shape, weight_shape, state_shape = x.shape, weight.shape, conv_state.shape
     if len(x_shape) not in (2, 3) or len(weight_shape) != 2 or len(state_shape) != 3:
-        return False
+        return None
     batch, dim = x_shape[0], x_shape[1]
     width = weight_shape[1]
-    x_dtype = x.dtype
-    if x_dtype not in FLOAT_DTYPES or weight.dtype not in FLOAT_DTYPES or conv_state.dtype != x_dtype:
-        return False
+    x_dtype, weight_dtype = x.dtype, weight.dtype
+    if x_dtype not in FLOAT_DTYPES or weight_dtype not in FLOAT_DTYPES or conv_state.dtype != x_dtype:
+        return None
     if weight_shape[0] != dim or width < 1 or state_shape[1] != dim or state_shape[2] < width - 1:
-        return False
-    if bias is not None and not _vector_passes(bias, dim, weight.dtype):
-        return False
-    if not has_unit_stride(conv_state):
-        return False
+        return None
+    if bias is not None and not _vector_passes(bias, dim, weight_dtype):
+        return None
+    state_strides = conv_state.stride()
+    if not unit_stride_in(state_shape, state_strides):
+        return None
     if cache_seqlens is not None and not _vector_passes(cache_seqlens, batch, torch.int32):
-        return False
+        return None
     if conv_state_indices is not None:
-        return _vector_passes(conv_state_indices, batch, torch.int32)
-    return state_shape[0] >= batch
+        if not _vector_passes(conv_state_indices, batch, torch.int32):
+            return None
+    elif state_shape[0] < batch:
+        return None
+    return x_shape, x_dtype, state_shape, state_strides, weight_shape, weight_dtype
 
 
-def on_one_gpu(x, *others):
+def on_one_gpu(x, a=None, b=None, c=None, d=None, e=None):
     """x on a GPU and every other tensor (None skipped) on the same one: what
-    same_device checks, without building a torch.device per tensor."""
+    same_device checks. Unrolled for the public functions' five other tensors: a
+    loop over *others costs more than the comparisons."""
     if not x.is_cuda:
         return False
-    index = x.get_device()
-    for t in others:
-        if t is not None and not (t.is_cuda and t.get_device() == index):
-            return False
-    return True
+    device = x.device
+    return ((a is None or a.device == device) and (b is None or b.device == device)
+            and (c is None or c.device == device) and (d is None or d.device == device)
+            and (e is None or e.device == device))

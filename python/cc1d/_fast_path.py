@@ -76,69 +76,80 @@ def nothing_intercepts_torch():
     )
 
 
-def all_plain(*tensors):
+# The two helpers below take the tensor arguments of either public function as so many
+# parameters and test them unrolled: *args and a loop cost more than the tests do.
+
+
+def all_plain(a, b, c, d, e, f):
     """Every argument a plain torch.Tensor, an nn.Parameter or None."""
-    for t in tensors:
-        if type(t) not in _PLAIN_TYPES:
-            return False
-    return True
+    plain = _PLAIN_TYPES
+    return (type(a) in plain and type(b) in plain and type(c) in plain and type(d) in plain and type(e) in plain
+            and type(f) in plain)
 
 
-def autograd_records(*tensors):
+def autograd_records(a, b, c, d):
     """Whether autograd would record a call with these inputs (None allowed)."""
     if not _grad_enabled():
         return False
-    for t in tensors:
-        if t is not None and t.requires_grad:
-            return True
-    return False
+    return ((a is not None and a.requires_grad) or (b is not None and b.requires_grad)
+            or (c is not None and c.requires_grad) or (d is not None and d.requires_grad))
 
 
 def forward_applies(x, weight, bias, seq_idx, initial_states, return_final_states, final_states_out):
-    """Whether causal_conv1d_fn can skip the dispatcher: also True only when the
-    arguments pass every rule of _checks.check_forward_arguments."""
-    return (
-        nothing_intercepts_torch()
-        and all_plain(x, weight, bias, seq_idx, initial_states, final_states_out)
-        and _checks.forward_arguments_pass(x, weight, bias, seq_idx, initial_states, return_final_states,
-                                           final_states_out)
-        and _checks.on_one_gpu(x, weight, bias, seq_idx, initial_states, final_states_out)
-        and not autograd_records(x, weight, bias, initial_states)
-    )
+    """Whether causal_conv1d_fn can skip the dispatcher: None when it cannot, else what
+    _checks.forward_arguments_pass read (a non-empty tuple), for forward() to reuse. Not
+    None only when the arguments pass every rule of _checks.check_forward_arguments."""
+    if not (nothing_intercepts_torch()
+            and all_plain(x, weight, bias, seq_idx, initial_states, final_states_out)):
+        return None
+    read = _checks.forward_arguments_pass(x, weight, bias, seq_idx, initial_states, return_final_states,
+                                          final_states_out)
+    if (read is None or not _checks.on_one_gpu(x, weight, bias, seq_idx, initial_states, final_states_out)
+            or autograd_records(x, weight, bias, initial_states)):
+        return None
+    return read
 
 
 def update_applies(x, conv_state, weight, bias, cache_seqlens, conv_state_indices):
-    """Whether causal_conv1d_update can skip the dispatcher: also True only when the
-    arguments pass every rule of _checks.check_update_arguments."""
+    """Whether causal_conv1d_update can skip the dispatcher: None when it cannot, else
+    what _checks.update_arguments_pass read (a non-empty tuple), for update() to reuse.
+    Not None only when the arguments pass every rule of _checks.check_update_arguments."""
     # The update op has no autograd formula: through the dispatcher, inputs that require
     # grad give an output whose backward raises. Such calls keep that behaviour.
-    return (
-        nothing_intercepts_torch()
-        and all_plain(x, conv_state, weight, bias, cache_seqlens, conv_state_indices)
-        and _checks.update_arguments_pass(x, conv_state, weight, bias, cache_seqlens, conv_state_indices)
-        and _checks.on_one_gpu(x, conv_state, weight, bias, cache_seqlens, conv_state_indices)
-        and not autograd_records(x, conv_state, weight, bias)
-    )
+    if not (nothing_intercepts_torch()
+            and all_plain(x, conv_state, weight, bias, cache_seqlens, conv_state_indices)):
+        return None
+    read = _checks.update_arguments_pass(x, conv_state, weight, bias, cache_seqlens, conv_state_indices)
+    if (read is None or not _checks.on_one_gpu(x, conv_state, weight, bias, cache_seqlens, conv_state_indices)
+            or autograd_records(x, conv_state, weight, bias)):
+        return None
+    return read
 
 
 def mark_written(tensor):
     """What the update op's mutates_args does through the dispatcher: bump the tensor's
     version counter, so that autograd still notices when a tensor it saved for a
-    backward is overwritten. Inference tensors have no version counter."""
-    if tensor.is_inference():
-        return
-    if _increment_versions is not None:
-        _increment_versions((tensor,))
-    else:
-        _increment_version(tensor)
+    backward is overwritten. Inference tensors have no version counter: torch skips them
+    (newer versions) or refuses them outside inference mode (older ones); asking
+    is_inference() only after a refusal saves a read on every call."""
+    try:
+        if _increment_versions is not None:
+            _increment_versions((tensor,))
+        else:
+            _increment_version(tensor)
+    except RuntimeError:
+        if not tensor.is_inference():
+            raise
 
 
-def forward(x, weight, bias, seq_idx, initial_states, return_final_states, silu):
-    """out and the final states (None unless asked for), as the forward op computes them."""
-    return ops.run_forward(x, weight, bias, seq_idx, initial_states, return_final_states, silu)
+def forward(x, weight, bias, seq_idx, initial_states, return_final_states, silu, read):
+    """out and the final states (None unless asked for), as the forward op computes them;
+    `read` is what forward_applies returned."""
+    return ops.run_forward(x, weight, bias, seq_idx, initial_states, return_final_states, silu, read)
 
 
-def update(x, conv_state, weight, bias, silu, cache_seqlens, conv_state_indices):
-    out = ops.run_update(x, conv_state, weight, bias, silu, cache_seqlens, conv_state_indices)
+def update(x, conv_state, weight, bias, silu, cache_seqlens, conv_state_indices, read):
+    """out, as the update op computes it; `read` is what update_applies returned."""
+    out = ops.run_update(x, conv_state, weight, bias, silu, cache_seqlens, conv_state_indices, read)
     mark_written(conv_state)
     return out

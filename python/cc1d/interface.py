@@ -43,10 +43,11 @@ def causal_conv1d_fn(
     silu = _checks.activation_is_silu(activation)
     if not return_final_states:
         final_states_out = None   # as in the reference: ignored unless asked for
-    # forward_applies holds only for arguments that pass every check of the other branch.
-    if _fast_path.forward_applies(x, weight, bias, seq_idx, initial_states, return_final_states, final_states_out):
+    # forward_applies is not None only for arguments that pass every check of the other branch.
+    read = _fast_path.forward_applies(x, weight, bias, seq_idx, initial_states, return_final_states, final_states_out)
+    if read is not None:
         out, final_states = _fast_path.forward(x, weight, bias, seq_idx, initial_states, bool(return_final_states),
-                                               silu)
+                                               silu, read)
     else:
         _checks.check_forward_arguments(x, weight, bias, seq_idx, initial_states, return_final_states,
                                         final_states_out)
@@ -77,8 +78,9 @@ def causal_conv1d_update(x, conv_state, weight, bias=None, activation=None, cach
     Returns out with x's shape.
     """
     silu = _checks.activation_is_silu(activation)
-    # update_applies holds only for arguments that pass every check of the other branch.
-    if _fast_path.update_applies(x, conv_state, weight, bias, cache_seqlens, conv_state_indices):
-        return _fast_path.update(x, conv_state, weight, bias, silu, cache_seqlens, conv_state_indices)
+    # update_applies is not None only for arguments that pass every check of the other branch.
+    read = _fast_path.update_applies(x, conv_state, weight, bias, cache_seqlens, conv_state_indices)
+    if read is not None:
+        return _fast_path.update(x, conv_state, weight, bias, silu, cache_seqlens, conv_state_indices, read)
     _checks.check_update_arguments(x, conv_state, weight, bias, cache_seqlens, conv_state_indices)
     return torch.ops.cc1d.causal_conv1d_update(x, conv_state, weight, bias, silu, cache_seqlens, conv_state_indices)

@@ -33,7 +33,8 @@ def _forward_outputs(x, weight, return_final_states):
     out = empty_like_conv(x, channel_last)
     final_states = None
     if return_final_states:
-        final_states = empty_conv((x.size(0), x.size(1), weight.size(1) - 1), channel_last, x)
+        batch, dim, _ = x.shape      # .shape, not .size(i): see _layout
+        final_states = empty_conv((batch, dim, weight.shape[1] - 1), channel_last, x)
     return out, final_states
 
 
@@ -42,20 +43,22 @@ def _op_results(x, out, final_states):
     return out, final_states if final_states is not None else x.new_empty(0)
 
 
-def run_forward(x, weight, bias, seq_idx, initial_states, return_final_states, silu):
+def run_forward(x, weight, bias, seq_idx, initial_states, return_final_states, silu, read=None):
     """The forward op's work, also run without the dispatcher by the eager fast path
-    (_fast_path.py). Returns out and the final states (None unless asked for)."""
+    (_fast_path.py), which passes what its checks read (`read`, starting with x's
+    shape; see _launch). Returns out and the final states (None unless asked for)."""
+    x_shape = x.shape if read is None else read[0]     # a copy of x below keeps its shape
     x = as_conv_input(x)
     initial_states = with_unit_stride(initial_states)
     out, final_states = _forward_outputs(x, weight, return_final_states)
-    if x.size(2) == 0 and return_final_states:
+    if x_shape[2] == 0 and return_final_states:
         # No token: the final states are the initial ones (or zeros), nothing to launch.
         if initial_states is not None:
             final_states.copy_(initial_states)
         else:
             final_states.zero_()
-    elif x.numel() != 0:
-        _launch.forward(x, weight, bias, out, silu, seq_idx, initial_states, final_states)
+    elif 0 not in x_shape:
+        _launch.forward(x, weight, bias, out, silu, seq_idx, initial_states, final_states, read)
     return out, final_states
 
 
@@ -174,19 +177,24 @@ def _(x, weight, bias, dout, seq_idx, initial_states, dfinal_states, return_dini
 # ---- update (decoding) ---------------------------------------------------------------
 
 
+_CONTIGUOUS = torch.contiguous_format     # a module attribute read less per call
+
+
 def _update_output(x):
     """out: contiguous, with x's shape, dtype and device."""
-    return torch.empty_like(x, memory_format=torch.contiguous_format)
+    return torch.empty_like(x, memory_format=_CONTIGUOUS)
 
 
-def run_update(x, conv_state, weight, bias, silu, cache_seqlens, conv_state_indices):
+def run_update(x, conv_state, weight, bias, silu, cache_seqlens, conv_state_indices, read=None):
     """The update op's work, also run without the dispatcher by the eager fast path
-    (_fast_path.py), which then marks conv_state as written itself."""
-    if x.dim() == 3:
+    (_fast_path.py), which passes what its checks read (`read`, starting with x's
+    shape; see _launch) and then marks conv_state as written itself."""
+    x_shape = x.shape if read is None else read[0]     # a copy of x below keeps its shape
+    if len(x_shape) == 3:
         x = with_unit_stride(x)
     out = _update_output(x)
-    if x.numel() != 0:
-        _launch.update(x, conv_state, weight, bias, out, silu, cache_seqlens, conv_state_indices)
+    if 0 not in x_shape:
+        _launch.update(x, conv_state, weight, bias, out, silu, cache_seqlens, conv_state_indices, read)
     return out
 
 

@@ -286,3 +286,110 @@ def test_descriptor_formats_match_the_c_tensor():
         assert list(view.shape) == list(range(1, rank + 1)) + [0] * (_abi.MAX_RANK - rank)
         assert list(view.strides) == list(range(10, 10 + rank)) + [0] * (_abi.MAX_RANK - rank)
     assert _launch.ABSENT_FORMAT.size == ctypes.sizeof(_abi.Tensor)
+
+
+# ---- the checked fill of the eager fast path: the same bytes as describing each tensor ----
+
+
+def struct_bytes(struct_type, address):
+    return ctypes.string_at(address, ctypes.sizeof(struct_type))
+
+
+def dirty(struct_type, address):
+    """Garbage from x's descriptor to the end, so that a byte the fill leaves unwritten shows."""
+    start = struct_type.x.offset
+    ctypes.memset(address + start, 0xA5, ctypes.sizeof(struct_type) - start)
+
+
+def described(struct_type, offsets, tensors, silu):
+    """A fresh struct filled the custom ops' way: each tensor described as it is."""
+    args = _abi.new(struct_type)
+    for offset, tensor in zip(offsets, tensors):
+        _launch.describe(args, offset, tensor)
+    args.activation = _abi.Activation.SILU if silu else _abi.Activation.NONE
+    return bytes(args)
+
+
+def channel_last(shape, dtype=torch.float32):
+    batch, dim, length = shape
+    return torch.randn(batch, length, dim, dtype=dtype).transpose(1, 2)
+
+
+UPDATE_FILL_CASES = {
+    "token": lambda: (torch.randn(2, 8), torch.randn(2, 8, 3), torch.randn(8, 4), None, None, None),
+    "token, 16-bit, bias": lambda: (torch.randn(3, 8).half(), torch.randn(3, 8, 5).half(),
+                                    torch.randn(8, 4).half(), torch.randn(8).half(), None, None),
+    "tokens, weight in another dtype": lambda: (torch.randn(2, 8, 3, dtype=torch.bfloat16),
+                                                torch.randn(2, 8, 3, dtype=torch.bfloat16), torch.randn(8, 4),
+                                                torch.randn(8), None, None),
+    "channel-last tokens, transposed state": lambda: (channel_last((2, 8, 3)), torch.randn(2, 6, 8).transpose(1, 2),
+                                                      torch.randn(8, 4), None, None, None),
+    "circular buffer and slots": lambda: (torch.randn(2, 8), torch.randn(5, 8, 4), torch.randn(8, 4),
+                                          torch.randn(8), torch.tensor([3, 9], dtype=torch.int32),
+                                          torch.tensor([4, -1], dtype=torch.int32)),
+    "strided vectors": lambda: (torch.randn(2, 8), torch.randn(2, 8, 3), torch.randn(4, 8).t(),
+                                torch.randn(16)[::2], torch.zeros(4, dtype=torch.int32)[::2], None),
+}
+
+
+@pytest.mark.parametrize("silu", [False, True])
+@pytest.mark.parametrize("case", UPDATE_FILL_CASES)
+def test_update_checked_fill_writes_what_describing_each_tensor_writes(launched, case, silu):
+    x, state, weight, bias, seqlens, slots = UPDATE_FILL_CASES[case]()
+    read = _checks.update_arguments_pass(x, state, weight, bias, seqlens, slots)
+    assert read
+    out = torch.empty_like(x, memory_format=torch.contiguous_format)
+    args, address = _launch._thread_args.update
+    dirty(_abi.UpdateArgs, address)
+    _launch.update(x, state, weight, bias, out, silu, seqlens, slots, read)
+    expected = described(_abi.UpdateArgs, _launch._UPDATE_TENSORS, (x, state, weight, bias, out, seqlens, slots), silu)
+    assert struct_bytes(_abi.UpdateArgs, address) == expected
+    assert launched == [(address, -1, "causal_conv1d_update")]
+
+
+FORWARD_FILL_CASES = {
+    "plain": lambda: (torch.randn(2, 8, 16), torch.randn(8, 4), None, None, None, False),
+    "everything": lambda: (torch.randn(2, 8, 16).half(), torch.randn(8, 3).half(), torch.randn(8).half(),
+                           torch.zeros(2, 16, dtype=torch.int32), torch.randn(2, 8, 2).half(), True),
+    "channel-last, weight in another dtype": lambda: (channel_last((2, 8, 16), torch.bfloat16), torch.randn(8, 4),
+                                                     torch.randn(8), None, channel_last((2, 8, 3), torch.bfloat16),
+                                                     True),
+    "strided seq_idx": lambda: (torch.randn(1, 8, 5), torch.randn(8, 2), None,
+                                torch.zeros(1, 10, dtype=torch.int32)[:, ::2], None, False),
+}
+
+
+@pytest.mark.parametrize("silu", [False, True])
+@pytest.mark.parametrize("case", FORWARD_FILL_CASES)
+def test_forward_checked_fill_writes_what_describing_each_tensor_writes(launched, case, silu):
+    x, weight, bias, seq_idx, initial, want_final = FORWARD_FILL_CASES[case]()
+    read = _checks.forward_arguments_pass(x, weight, bias, seq_idx, initial, want_final, None)
+    assert read
+    out = torch.empty_like(x)
+    final = channel_last((x.size(0), x.size(1), weight.size(1) - 1), x.dtype) if want_final else None
+    args, address = _launch._thread_args.forward
+    dirty(_abi.ForwardArgs, address)
+    _launch.forward(x, weight, bias, out, silu, seq_idx, initial, final, read)
+    tensors = (x, weight, bias, out, seq_idx, initial, final)
+    assert struct_bytes(_abi.ForwardArgs, address) == described(_abi.ForwardArgs, _launch._FORWARD_TENSORS, tensors,
+                                                                silu)
+    assert launched == [(address, -1, "causal_conv1d forward")]
+
+
+def test_checked_fill_formats_cover_the_structs_from_x_to_the_end():
+    assert _launch._FORWARD_START + _launch._FORWARD_FORMAT.size == ctypes.sizeof(_abi.ForwardArgs)
+    for rank in (2, 3):
+        assert _launch._UPDATE_START + _launch._UPDATE_FORMATS[rank].size == ctypes.sizeof(_abi.UpdateArgs)
+
+
+def test_a_refused_version_bump_is_an_error_unless_the_tensor_has_no_version_counter(monkeypatch):
+    def refuse(tensors):
+        raise RuntimeError("refused")
+
+    # As older torch does for an inference tensor outside inference mode.
+    monkeypatch.setattr(_fast_path, "_increment_versions", refuse)
+    with torch.inference_mode():
+        inference_state = torch.zeros(2, 8, 3)
+    _fast_path.mark_written(inference_state)
+    with pytest.raises(RuntimeError, match="refused"):
+        _fast_path.mark_written(torch.zeros(2, 8, 3))

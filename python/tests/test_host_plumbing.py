@@ -51,7 +51,7 @@ def unit_stride(t):
     assert t is None or t.numel() == 0 or any(s == 1 or n == 1 for s, n in zip(t.stride(), t.shape)), t.stride()
 
 
-def mock_forward(x, weight, bias, out, silu, seq_idx=None, initial_states=None, final_states=None):
+def mock_forward(x, weight, bias, out, silu, seq_idx=None, initial_states=None, final_states=None, read=None):
     assert layout(out) == layout(x)
     unit_stride(initial_states)
     unit_stride(final_states)
@@ -73,7 +73,7 @@ def mock_backward(x, weight, bias, dout, dx, dweight, dbias, silu, seq_idx=None,
             target.copy_(source)
 
 
-def mock_update(x, conv_state, weight, bias, out, silu, cache_seqlens=None, conv_state_indices=None):
+def mock_update(x, conv_state, weight, bias, out, silu, cache_seqlens=None, conv_state_indices=None, read=None):
     unit_stride(x)
     unit_stride(conv_state)
     result, state = reference.update(x, conv_state, weight, bias, silu, cache_seqlens, conv_state_indices)

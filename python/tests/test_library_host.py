@@ -139,3 +139,25 @@ def test_valid_arguments_without_a_gpu_report_the_backend(host_launch):
     with pytest.raises(cc1d.Cc1dError) as caught:
         host_launch.forward(x, torch.randn(8, 4), torch.randn(8), out, True)
     assert caught.value.status == _abi.Status.BACKEND_UNAVAILABLE
+
+
+def test_the_fast_paths_checked_fill_passes_the_librarys_validation(host_launch):
+    # The eager fast path fills the structs from what its checks read (one pack_into):
+    # the library accepts them as it accepts the descriptors of the custom ops' path.
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present: valid host pointers must not reach it")
+    from cc1d import _checks
+
+    x, weight, bias = torch.randn(2, 8, 16), torch.randn(8, 4), torch.randn(8)
+    seq_idx, initial, final = torch.zeros(2, 16, dtype=torch.int32), torch.randn(2, 8, 3), torch.empty(2, 8, 3)
+    read = _checks.forward_arguments_pass(x, weight, bias, seq_idx, initial, True, None)
+    with pytest.raises(cc1d.Cc1dError) as caught:
+        host_launch.forward(x, weight, bias, torch.empty_like(x), True, seq_idx, initial, final, read)
+    assert caught.value.status == _abi.Status.BACKEND_UNAVAILABLE
+
+    token, state = torch.randn(2, 8), torch.randn(4, 8, 3)
+    seqlens, slots = torch.zeros(2, dtype=torch.int32), torch.tensor([3, -1], dtype=torch.int32)
+    read = _checks.update_arguments_pass(token, state, weight, bias, seqlens, slots)
+    with pytest.raises(cc1d.Cc1dError) as caught:
+        host_launch.update(token, state, weight, bias, torch.empty_like(token), True, seqlens, slots, read)
+    assert caught.value.status == _abi.Status.BACKEND_UNAVAILABLE
