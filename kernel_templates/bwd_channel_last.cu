@@ -86,9 +86,8 @@ constexpr int kBlSharedBytes = kBlStageBytes > kBlSumsBytes ? kBlStageBytes : kB
 
 // A block's shared memory (up to 40 KiB) already caps an SM at 4-5 blocks, and ptxas left
 // alone spends far more registers than the walk needs (it hoists shared loads): asking
-// for CC1D_BWD_CL_BLOCKS_PER_SM blocks (5: <= 102 registers, or 4: <= 128) costs no
-// occupancy and keeps widths <= 4 spill-free; wider windows get 3 blocks (<= 168) up to
-// width 8, then what they need. (HIP reads the
+// for 4 blocks (<= 128 registers) costs no occupancy and keeps widths <= 4 spill-free;
+// wider windows get 3 blocks (<= 168) up to width 8, then what they need. (HIP reads the
 // second argument as a minimum of waves per SIMD, a register cap that would spill there;
 // its LDS budget above bounds occupancy instead.)
 #if defined(CC1D_BACKEND_HIP)
@@ -98,8 +97,7 @@ constexpr int kBlSharedBytes = kBlStageBytes > kBlSumsBytes ? kBlStageBytes : kB
 #elif CC1D_WIDTH > 4
 #define BL_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CL_THREADS, 3)
 #else
-#define BL_LAUNCH_BOUNDS \
-    __launch_bounds__(CC1D_BWD_CL_THREADS, CC1D_BWD_CL_BLOCKS_PER_SM(CC1D_WIDTH, CC1D_HAS_SEQ_IDX, CC1D_HAS_INITIAL_STATES || CC1D_HAS_FINAL_STATES))
+#define BL_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CL_THREADS, 4)
 #endif
 
 CC1D_DEVICE bl_raw bl_raw_zero() {

@@ -22,12 +22,6 @@
 #define CC1D_BWD_CL_WINDOW 8      // channels x width a channel-last thread keeps per window
 #define CC1D_BWD_CL_BATCH_BYTES 64  // bytes of x (and of dout) a thread loads per batch of steps ...
 #define CC1D_BWD_CL_ASYNC_BATCH_BYTES 256  // ... or stages with cp.async (NVIDIA sm_80+)
-// Blocks per SM the channel-last backward asks ptxas for (NVIDIA) and the launcher fills
-// a wave with: 5 (<= 102 registers) where that leaves the kernel spill-free (widths 3-4
-// without seq_idx or states: narrower windows keep more channels per thread), else 4
-// (<= 128; kernels wider than 4 ask for fewer, see bwd_channel_last.cu).
-#define CC1D_BWD_CL_BLOCKS_PER_SM(width, seq_idx, states) \
-    ((width) >= 3 && (width) <= 4 && !(seq_idx) && !(states) ? 5 : 4)
 #define CC1D_REDUCE_THREADS 256
 
 // Where a backward block puts its dweight/dbias sums (cc1d_bwd_params.dw_mode).

@@ -17,18 +17,16 @@ int channels_per_thread(const Variant& v) {
     return c;
 }
 
-// Blocks of 128 threads an SM holds: what the kernel asks ptxas for (its shared memory,
-// <= 40 KiB of staged batches, allows 5).
-std::int64_t blocks_per_sm(const Variant& v) {
-    return CC1D_BWD_CL_BLOCKS_PER_SM(v.width, v.seq_idx, v.initial_states || v.final_states);
-}
+// Blocks of 128 threads an SM holds: the kernel asks for 4 (launch bounds) and its
+// shared memory (<= 40 KiB of staged batches) allows 5.
+constexpr std::int64_t kBlocksPerSm = 4;
 // The shortest time chunk a small call is split into (see plan_channel_last).
 constexpr std::int64_t kShortestChunk = 8;
 
-// Powers of two leave a wave up to half empty (4x5376x4096 in 16-bit: 336 of 660
-// blocks). Given a chunk whose grid fits the wave, this is the shortest chunk (a multiple
-// of kChunkGranule, never longer) whose grid still fits: as many tiles per row as the
-// wave holds (588 blocks there). More multiprocessors never give a longer
+// Powers of two leave a wave up to half empty (4x5376x4096 in 16-bit: 336 of 528
+// blocks, 16% occupancy). Given a chunk whose grid fits the wave, this is the shortest
+// chunk (a multiple of kChunkGranule, never longer) whose grid still fits: as many tiles
+// per row as the wave holds (504 blocks there). More multiprocessors never give a longer
 // chunk, so parts stay monotonic in sm_count (backward_workspace_bytes relies on that).
 std::int64_t fill_wave(std::int64_t chunk, std::int64_t seqlen, std::int64_t batch, std::int64_t wave,
                        std::int64_t channel_groups, std::int64_t units_per_part) {
@@ -57,7 +55,7 @@ Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_
     // shortest chunk whose grid fits one wave (each thread keeps a deep batch in flight,
     // so a partly filled wave still saturates memory); longer chunks also mean less
     // halo re-read and fewer partial rows.
-    const std::int64_t wave = std::int64_t(std::max(sm_count, 1)) * blocks_per_sm(variant);
+    const std::int64_t wave = std::int64_t(std::max(sm_count, 1)) * kBlocksPerSm;
     auto parts_for = [&](std::int64_t chunk) {
         return util::ceil_div(batch * std::max<std::int64_t>(1, util::ceil_div(seqlen, chunk)), threads_y);
     };
