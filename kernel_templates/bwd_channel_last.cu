@@ -26,14 +26,15 @@
 // back edge. A batch in shared memory rather than registers leaves more threads per SM
 // and more bytes in flight, and keeps the unrolled code (compile time) small.
 //
-// kBlCpt is a 16-byte vector of channels, halved while kBlCpt * width > CC1D_BWD_CL_WINDOW
+// kBlCpt is a 16-byte vector of channels (at most CC1D_BWD_CL_MAX_CHANNELS), halved while
+// kBlCpt * width > CC1D_BWD_CL_WINDOW
 // (windows, weights and dw sums are kBlCpt * width registers each). Unaligned rows
 // (vector_ok == 0) and the tail of D go element by element; the walk is the same.
 
 // NVRTC compiles only device code: constexpr helpers need an execution space.
 __host__ __device__ constexpr int bl_channels_per_thread() {
-    int c = CC1D_VEC;
-    while (c > 1 && c * CC1D_WIDTH > CC1D_BWD_CL_WINDOW) c /= 2;
+    int c = CC1D_VEC < CC1D_BWD_CL_MAX_CHANNELS ? CC1D_VEC : CC1D_BWD_CL_MAX_CHANNELS;
+    while (c > 1 && c * CC1D_WIDTH > CC1D_BWD_CL_WINDOW(sizeof(x_t), CC1D_HAS_SEQ_IDX)) c /= 2;
     return c;
 }
 constexpr int kBlCpt = bl_channels_per_thread();

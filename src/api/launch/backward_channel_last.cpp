@@ -10,10 +10,11 @@ namespace backward {
 namespace {
 
 // Channels per thread, as bl_channels_per_thread() in the kernel: a 16-byte vector,
-// halved while the windows (channels x width registers each) exceed CC1D_BWD_CL_WINDOW.
+// at most CC1D_BWD_CL_MAX_CHANNELS, halved while the windows (channels x width registers
+// each) exceed CC1D_BWD_CL_WINDOW.
 int channels_per_thread(const Variant& v) {
-    int c = util::vector_elems(v.x_dtype);
-    while (c > 1 && c * v.width > CC1D_BWD_CL_WINDOW) c /= 2;
+    int c = std::min<int>(util::vector_elems(v.x_dtype), CC1D_BWD_CL_MAX_CHANNELS);
+    while (c > 1 && c * v.width > CC1D_BWD_CL_WINDOW(static_cast<int>(dtype_size(v.x_dtype)), v.seq_idx)) c /= 2;
     return c;
 }
 
