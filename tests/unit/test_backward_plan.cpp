@@ -64,6 +64,17 @@ TEST_CASE("channel-last backward plan: one wave, nearly full, every step covered
     CHECK(wide.tile_len == 344);
 }
 
+TEST_CASE("channel-last backward plan: walks shorter than the minimum chunk only for calls far from a wave") {
+    // 4x256x4096 in 16-bit: 256 blocks of 32 steps, not 512 of 16.
+    const backward::Plan long_rows = backward::plan_channel_last(
+        backward_variant(DType::bf16), shape_only_args(4, 256, 4096, DType::bf16), kH200Multiprocessors);
+    CHECK(long_rows.tile_len == CC1D_BWD_CL_MIN_CHUNK);
+    // 2x64x128: a handful of blocks either way; 8-step walks finish sooner.
+    const backward::Plan tiny = backward::plan_channel_last(
+        backward_variant(DType::bf16), shape_only_args(2, 64, 128, DType::bf16), kH200Multiprocessors);
+    CHECK(tiny.tile_len == 8);
+}
+
 TEST_CASE("channel-last backward plan: more multiprocessors never give fewer parts") {
     const std::int64_t shapes[][3] = {{4, 5376, 4096}, {2, 64, 128}, {8, 2048, 1024}, {1, 4096, 100000}, {16, 96, 300}};
     for (const auto& s : shapes) {

@@ -26,9 +26,10 @@ constexpr std::int64_t kShortestChunk = 8;
 
 // Powers of two leave a wave up to half empty (4x5376x4096 in 16-bit: 336 of 528
 // blocks, 16% occupancy). Given a chunk whose grid fits the wave, this is the shortest
-// chunk (a multiple of kChunkGranule, never longer) whose grid still fits: as many tiles
-// per row as the wave holds (504 blocks there). More multiprocessors never give a longer
-// chunk, so parts stay monotonic in sm_count (backward_workspace_bytes relies on that).
+// chunk (a multiple of kChunkGranule, never longer, never below CC1D_BWD_CL_MIN_CHUNK)
+// whose grid still fits: as many tiles per row as the wave holds (504 blocks there).
+// More multiprocessors never give a longer chunk, so parts stay monotonic in sm_count
+// (backward_workspace_bytes relies on that).
 std::int64_t fill_wave(std::int64_t chunk, std::int64_t seqlen, std::int64_t batch, std::int64_t wave,
                        std::int64_t channel_groups, std::int64_t units_per_part) {
     constexpr std::int64_t kChunkGranule = 8;
@@ -36,7 +37,8 @@ std::int64_t fill_wave(std::int64_t chunk, std::int64_t seqlen, std::int64_t bat
     const std::int64_t tiles = parts * units_per_part / std::max<std::int64_t>(batch, 1);   // units <= parts * per part
     if (chunk >= seqlen || tiles < 1) return chunk;
     const std::int64_t shorter = util::ceil_div(util::ceil_div(seqlen, tiles), kChunkGranule) * kChunkGranule;
-    return std::min(chunk, shorter);
+    // Never below CC1D_BWD_CL_MIN_CHUNK (a chunk already shorter stays as it is).
+    return std::min(chunk, std::max<std::int64_t>(shorter, CC1D_BWD_CL_MIN_CHUNK));
 }
 
 }  // namespace
@@ -67,8 +69,13 @@ Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_
     // Calls that do not fill a wave at CC1D_BWD_CL_MIN_CHUNK (a thread walks its steps one
     // after another) halve the chunk, down to kShortestChunk, while the grid still fits
     // one wave: more blocks, each with a shorter walk.
-    while (chunk > kShortestChunk && chunk / 2 < seqlen && plan.channel_groups * parts_for(chunk / 2) <= wave)
-        chunk /= 2;
+    // Only calls that fill at most a quarter of a wave do: a walk has fixed costs (halo
+    // steps, setup, the block's sums) that fewer steps amortize worse, which pays only
+    // where the call is too small to be anything but latency-bound (4x256x4096 in 16-bit
+    // went from 29 to 37 us when its 256 blocks of 32 steps became 512 of 16).
+    if (plan.channel_groups * parts_for(chunk) * 4 <= wave)
+        while (chunk > kShortestChunk && chunk / 2 < seqlen && plan.channel_groups * parts_for(chunk / 2) <= wave)
+            chunk /= 2;
     chunk = fill_wave(chunk, seqlen, batch, wave, plan.channel_groups, threads_y);
     plan.tile_len = chunk;
     plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen, chunk));
