@@ -15,7 +15,10 @@
 #define CC1D_FWD_CL_CHANNELS 64   // tile of this many channels x CHUNK time steps (16-bit x;
 #define CC1D_FWD_CL_CHUNK 64      // fp32 x: CHUNK / 2 steps, so a tile is always 8 KiB of x)
 #define CC1D_BWD_CF_THREADS 128   // channel-first backward: most threads along time per block
-#define CC1D_BWD_CF_ILP 2         // ... and at most this many 16-byte vectors per thread per tile
+// ... and at most this many 16-byte vectors per thread per tile: 4 for 16-bit SiLU, whose
+// kernel is issue-bound and stages tiles with cp.async (no registers per vector), so
+// more vectors share a thread's per-tile work; 2 elsewhere (memory-bound, register-staged).
+#define CC1D_BWD_CF_ILP(elem_bytes, silu) ((elem_bytes) == 2 && (silu) ? 4 : 2)
 #define CC1D_BWD_CL_THREADS 128   // channel-last backward: threads per block ...
 #define CC1D_BWD_CL_THREADS_X 32  // ... of which this many along channels (the rest split time)
 #define CC1D_BWD_CL_MIN_CHUNK 32  // shortest time chunk a channel-last thread walks

@@ -9,18 +9,6 @@ namespace cc1d::launch {
 namespace backward {
 namespace {
 
-// Threads (a multiple of 64, so whole warps on both vendors) and vectors per thread for
-// one tile: grow until the tile covers the row, so short rows leave few threads idle.
-void size_tile(std::int64_t row_vectors, int& threads, int& ilp) {
-    threads = 64;
-    ilp = 1;
-    while (std::int64_t(threads) * ilp < row_vectors) {
-        if (ilp < CC1D_BWD_CF_ILP) ++ilp;
-        else if (threads < CC1D_BWD_CF_THREADS) threads *= 2;
-        else break;
-    }
-}
-
 // Dynamic shared memory as bf_carve in the kernel lays it out.
 unsigned shared_bytes(const Variant& v, int threads, int ilp, int vec) {
     const int k = v.width - 1;
@@ -37,6 +25,27 @@ unsigned shared_bytes(const Variant& v, int threads, int ilp, int vec) {
     return static_cast<unsigned>(bytes);
 }
 
+// The dynamic shared memory a block may use without opting in to more (both vendors).
+constexpr unsigned kSharedLimit = 48 * 1024;
+
+// Threads (a multiple of 64, so whole warps on both vendors) and vectors per thread for
+// one tile: grow until the tile covers the row, so short rows leave few threads idle,
+// vectors per thread first (they share a thread's per-tile work), within kSharedLimit.
+void size_tile(const Variant& v, std::int64_t row_vectors, int vec, int& threads, int& ilp) {
+    const int max_ilp = CC1D_BWD_CF_ILP(static_cast<int>(dtype_size(v.x_dtype)), v.activation == Activation::silu);
+    threads = 64;
+    ilp = 1;
+    while (std::int64_t(threads) * ilp < row_vectors) {
+        int more_threads = threads, more_ilp = ilp;
+        if (ilp < max_ilp) ++more_ilp;
+        else if (threads < CC1D_BWD_CF_THREADS) more_threads *= 2;
+        else break;
+        if (shared_bytes(v, more_threads, more_ilp, vec) > kSharedLimit) break;
+        threads = more_threads;
+        ilp = more_ilp;
+    }
+}
+
 }  // namespace
 
 Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm_count) {
@@ -44,7 +53,7 @@ Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm
     const int vec = util::vector_elems(variant.x_dtype);
     Plan plan;
     int threads = 0;
-    size_tile(util::ceil_div(seqlen, vec), threads, plan.ilp);
+    size_tile(variant, util::ceil_div(seqlen, vec), vec, threads, plan.ilp);
     plan.block.x = static_cast<unsigned>(threads);
     plan.shared_bytes = shared_bytes(variant, threads, plan.ilp, vec);
     plan.tile_len = std::int64_t(threads) * plan.ilp * vec;
