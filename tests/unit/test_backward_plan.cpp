@@ -1,7 +1,10 @@
-// How the channel-last backward splits a call over blocks: one wave at most (a thread
+// How the backward splits a call over blocks. Channel-last: one wave at most (a thread
 // walks its chunk for the whole call, so a second wave would double the time), as full
 // as whole chunks allow, and never fewer parts for more multiprocessors (the workspace
-// query sizes for a generous count).
+// query sizes for a generous count). Channel-first: tiles within the shared memory a
+// block gets without opting in, and the tile shapes the measurements chose.
+#include <algorithm>
+
 #include <doctest/doctest.h>
 
 #include "api/launch/backward_plan.hpp"
@@ -11,10 +14,10 @@ using namespace cc1d::launch;
 
 namespace {
 
-Variant backward_variant(DType dtype) {
+Variant backward_variant(DType dtype, Layout layout = Layout::channel_last) {
     Variant v;
     v.op = Op::bwd;
-    v.layout = Layout::channel_last;
+    v.layout = layout;
     v.width = 4;
     v.x_dtype = v.weight_dtype = dtype;
     v.activation = Activation::silu;
@@ -26,6 +29,12 @@ Variant backward_variant(DType dtype) {
 BackwardArgs shape_only_args(std::int64_t batch, std::int64_t dim, std::int64_t seqlen, DType dtype) {
     BackwardArgs args;
     args.x = Tensor(nullptr, dtype, {batch, dim, seqlen}, {dim * seqlen, 1, dim});
+    return args;
+}
+
+BackwardArgs channel_first_args(std::int64_t batch, std::int64_t dim, std::int64_t seqlen, DType dtype) {
+    BackwardArgs args;
+    args.x = Tensor(nullptr, dtype, {batch, dim, seqlen}, {dim * seqlen, seqlen, 1});
     return args;
 }
 
@@ -87,4 +96,50 @@ TEST_CASE("channel-last backward plan: more multiprocessors never give fewer par
             previous = plan.parts;
         }
     }
+}
+
+TEST_CASE("channel-first backward plan: tiles within 48 KiB of shared memory, every step covered") {
+    for (const DType dtype : {DType::fp32, DType::fp16, DType::bf16})
+        for (const int width : {2, 4, 16})
+            for (const bool seq_idx : {false, true})
+                for (const bool silu : {false, true})
+                    for (const std::int64_t seqlen : {1, 129, 1024, 4096, 100000}) {
+                        Variant v = backward_variant(dtype, Layout::channel_first);
+                        v.width = width;
+                        v.seq_idx = seq_idx;
+                        v.final_states = seq_idx;
+                        v.activation = silu ? Activation::silu : Activation::none;
+                        CAPTURE(to_string(dtype));
+                        CAPTURE(width);
+                        CAPTURE(seq_idx);
+                        CAPTURE(silu);
+                        CAPTURE(seqlen);
+                        const backward::Plan plan =
+                            backward::plan_channel_first(v, channel_first_args(4, 96, seqlen, dtype), kH200Multiprocessors);
+                        CHECK(plan.shared_bytes <= 48u * 1024u);
+                        CHECK(plan.block.x % 64 == 0);
+                        CHECK(plan.block.x <= CC1D_BWD_CF_THREADS);
+                        CHECK(plan.ilp <= CC1D_BWD_CF_ILP(static_cast<int>(dtype_size(dtype)), silu));
+                        CHECK(plan.tiles * plan.tile_len >= seqlen);
+                        CHECK((plan.tiles - 1) * plan.tile_len < std::max<std::int64_t>(seqlen, 1));
+                        CHECK(plan.parts * plan.units_per_part >= 4 * plan.tiles);
+                    }
+}
+
+TEST_CASE("channel-first backward plan: the measured tile shapes") {
+    const Variant fp32 = backward_variant(DType::fp32, Layout::channel_first);
+    // 8x2048x1024 fp32: two tiles of 64 threads a row (more blocks resident than 128-thread tiles).
+    const backward::Plan mid = backward::plan_channel_first(fp32, channel_first_args(8, 2048, 1024, DType::fp32), kH200Multiprocessors);
+    CHECK(mid.block.x == 64);
+    CHECK(mid.tiles == 2);
+    // 4x5376x4096 fp32: long rows keep 128-thread tiles.
+    const backward::Plan wide = backward::plan_channel_first(fp32, channel_first_args(4, 5376, 4096, DType::fp32), kH200Multiprocessors);
+    CHECK(wide.block.x == 128);
+    CHECK(wide.ilp == 2);
+    // 16-bit SiLU: 4 vectors a thread (cp.async staging), a whole 4096-step row in one tile.
+    const backward::Plan silu = backward::plan_channel_first(backward_variant(DType::bf16, Layout::channel_first),
+                                                             channel_first_args(4, 5376, 4096, DType::bf16), kH200Multiprocessors);
+    CHECK(silu.ilp == 4);
+    CHECK(silu.block.x == 128);
+    CHECK(silu.tiles == 1);
 }
