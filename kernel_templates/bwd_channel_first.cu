@@ -39,9 +39,9 @@ constexpr int kBfIlp = CC1D_BWD_CF_ILP((int)sizeof(x_t), CC1D_SILU);   // most v
 // 16-bit SiLU on NVIDIA sm_80+: cp.async moves a tile's x, dout and seq ids from global to
 // shared memory without passing through registers, so a thread keeps its 4 vectors of each
 // in flight without the registers that would cost occupancy, and issues fewer instructions
-// (no shared-memory stores). That kernel is issue-bound: on an H100, 6-10% faster. The
-// memory-bound variants (fp32, no activation) ran 4-6% slower that way: they stage
-// through registers.
+// (no shared-memory stores). That kernel is issue-bound: on an H200, 10-17% faster
+// (docs/perf.md, entry 22). The memory-bound variants (fp32, no activation) ran 4-6%
+// slower that way on an H100: they stage through registers.
 #if defined(CC1D_BACKEND_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && CC1D_SILU && CC1D_X_DTYPE != 0
 #define BF_ASYNC_STAGE 1
 #else
