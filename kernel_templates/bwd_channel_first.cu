@@ -392,10 +392,9 @@ CC1D_DEVICE void bf_stage_own_async(const cc1d_bwd_params& p, const bf_shared& s
         if (p.vector_ok != 0 && pos + CC1D_VEC <= t.L) {
             bf_copy_async(s.x + kBfHalo + j, t.xrow + pos);
             bf_copy_async(s.d + j, t.drow + pos);
-        } else {
-            const bool in_row = pos < t.L;
-            s.x[kBfHalo + j] = in_row ? cc1d_v16_load(t.xrow, p.x_stride_l, pos, t.L, false) : cc1d_v16_zero();
-            s.d[j] = in_row ? cc1d_v16_load(t.drow, p.dout_stride_l, pos, t.L, false) : cc1d_v16_zero();
+        } else {   // element by element; zeros past the row end
+            s.x[kBfHalo + j] = cc1d_v16_load(t.xrow, p.x_stride_l, pos, t.L, false);
+            s.d[j] = cc1d_v16_load(t.drow, p.dout_stride_l, pos, t.L, false);
         }
     }
 }

@@ -16,8 +16,8 @@
 #define CC1D_FWD_CL_CHUNK 64      // fp32 x: CHUNK / 2 steps, so a tile is always 8 KiB of x)
 #define CC1D_BWD_CF_THREADS 128   // channel-first backward: most threads along time per block
 // ... and at most this many 16-byte vectors per thread per tile: 4 for 16-bit SiLU, whose
-// kernel is issue-bound and stages tiles with cp.async (no registers per vector), so
-// more vectors share a thread's per-tile work; 2 elsewhere (memory-bound, register-staged).
+// kernel is issue-bound and (NVIDIA sm_80+) stages tiles with cp.async, no registers per
+// vector, so more vectors share a thread's per-tile work; 2 elsewhere (memory-bound).
 #define CC1D_BWD_CF_ILP(elem_bytes, silu) ((elem_bytes) == 2 && (silu) ? 4 : 2)
 #define CC1D_BWD_CL_THREADS 128   // channel-last backward: threads per block ...
 #define CC1D_BWD_CL_THREADS_X 32  // ... of which this many along channels (the rest split time)
