@@ -102,10 +102,73 @@ def tensors(torch, dtype):
     }
 
 
+def torch_calls_only(torch, t):
+    """{name: callable}: for update.public and forward.public, the calls into torch (and
+    the one struct.pack_into) that each makes, in a row with no Python logic between
+    them: the floor of that call's host time while it asks what it asks. The public
+    call's time over this is what cc1d's own Python costs."""
+    from torch.autograd import forward_ad
+
+    from cc1d import _fast_path, _launch
+
+    x, weight, bias = t["x"], t["weight"], t["bias"]
+    token, state = t["token"], t["state"]
+    batch, dim, length = x.shape        # as the checks read them
+    contiguous = torch.contiguous_format
+    questions = (_fast_path._is_compiling, _fast_path._dispatch_mode_count, _fast_path._function_mode_enabled,
+                 _fast_path._innermost_functorch_transform, _fast_path._jit_tracing_state,
+                 _fast_path._profiler_enabled, torch.is_grad_enabled)
+    bump = torch._C._increment_version
+    update_args, forward_args = _launch._thread_args.update[0], _launch._thread_args.forward[0]
+
+    def ask_questions():
+        for question in questions:
+            question()
+        return forward_ad._current_level
+
+    def values(fmt):
+        # Zeros for every value the format takes: pack_into costs the same for any ints.
+        return (0,) * len(fmt.unpack_from(bytes(fmt.size)))
+
+    update_values, forward_values = values(_launch._UPDATE_FORMATS[2]), values(_launch._FORWARD_FORMAT)
+
+    def update_calls():
+        ask_questions()
+        token.shape, weight.shape, state.shape, token.dtype, weight.dtype, state.dtype
+        bias.shape, bias.dtype, state.stride()
+        token.is_cuda
+        device = token.device
+        state.device == device, weight.device == device, bias.device == device
+        out = torch.empty_like(token, memory_format=contiguous)
+        token.data_ptr(), token.stride(), state.data_ptr(), weight.data_ptr(), weight.stride()
+        bias.data_ptr(), bias.stride(), out.data_ptr(), out.stride()
+        _launch._UPDATE_FORMATS[2].pack_into(update_args, _launch._UPDATE_START, *update_values)
+        token.get_device()
+        bump((state,))
+        return out
+
+    def forward_calls():
+        ask_questions()
+        x.shape, weight.shape, x.dtype, weight.dtype, bias.shape, bias.dtype
+        x.is_cuda
+        device = x.device
+        weight.device == device, bias.device == device
+        x.stride()
+        out = x.new_empty(batch, dim, length)
+        x.data_ptr(), x.stride(), weight.data_ptr(), weight.stride(), bias.data_ptr(), bias.stride()
+        out.data_ptr(), out.stride()
+        _launch._FORWARD_FORMAT.pack_into(forward_args, _launch._FORWARD_START, *forward_values)
+        x.get_device()
+        return out
+
+    return {"update.torch calls only": update_calls, "forward.torch calls only": forward_calls,
+            "intercept questions (7 + grad mode)": ask_questions}
+
+
 def stages(torch, t):
     """{name: callable}: the public calls first, then the pieces they are made of."""
     import cc1d
-    from cc1d import _checks, _fast_path, _launch, ops
+    from cc1d import _checks, _fast_path, _launch, _layout, ops
 
     x, weight, bias, out = t["x"], t["weight"], t["bias"], t["out"]
     token, state, token_out, seqlens, slots = t["token"], t["state"], t["token_out"], t["seqlens"], t["slots"]
@@ -120,6 +183,8 @@ def stages(torch, t):
     update_extra = () if update_read is True else (update_read,)
     forward_extra = () if forward_read is True else (forward_read,)
     contiguous = torch.contiguous_format
+    x_sizes = tuple(x.shape)
+    final_shape = (x_sizes[0], x_sizes[1], weight.shape[1] - 1)
     return {
         # The public functions on the fast path (the numbers the work is about).
         "update.public": lambda: update(token, state, weight, bias, "silu"),
@@ -143,9 +208,16 @@ def stages(torch, t):
         "update_arguments_pass": lambda: _checks.update_arguments_pass(token, state, weight, bias, None, None),
         "forward_arguments_pass": lambda: _checks.forward_arguments_pass(x, weight, bias, None, None, False, None),
         "on_one_gpu(4 tensors)": lambda: _checks.on_one_gpu(token, state, weight, bias, None, None),
-        # The allocations (the floor of the run on this host).
+        # The allocations (the floor of the run on this host): the update's out, then the
+        # forward's final states as _layout allocates them, then the alternatives.
         "empty_like(token)": lambda: torch.empty_like(token, memory_format=contiguous),
+        "empty_conv(states)": lambda: _layout.empty_conv(final_shape, False, x),
         "empty_like(x)": lambda: torch.empty_like(x, memory_format=contiguous),
+        "x.new_empty(B, D, L)": lambda: x.new_empty(*x_sizes),
+        "torch.empty(B, D, L, dtype, device)": lambda: torch.empty(*x_sizes, dtype=x.dtype, device=x.device),
+        "x.new_empty(x.shape)": lambda: x.new_empty(x.shape),
+        # torch's calls alone (see torch_calls_only).
+        **torch_calls_only(torch, t),
         # Calibration: the harness's is_cuda against a real attribute read.
         "is_cuda read": lambda: token.is_cuda,
         "is_cpu read (real attribute)": lambda: token.is_cpu,

@@ -169,11 +169,9 @@ def check_update_arguments(x, conv_state, weight, bias, cache_seqlens, conv_stat
 # Callers make sure every argument is a torch.Tensor (or None where optional) first.
 # Devices are left to on_one_gpu, so that the rules can be tested on any machine. Each
 # attribute of a tensor is read once (a read costs about 0.1 µs), and what the launch
-# needs again is returned: a non-empty tuple, so the result reads as True.
-
-
-def _vector_passes(t, length, expected_dtype):
-    return t.shape == (length,) and t.dtype == expected_dtype
+# needs again is returned: a non-empty tuple, so the result reads as True. The vector
+# rules (shape (n,), a dtype) are written out where they apply: a helper's call costs
+# more than its test, once per vector and call.
 
 
 def _states_pass(t, batch, dim, width, x_dtype):
@@ -191,7 +189,7 @@ def forward_arguments_pass(x, weight, bias, seq_idx, initial_states, return_fina
     x_dtype, weight_dtype = x.dtype, weight.dtype
     if x_dtype not in FLOAT_DTYPES or weight_dtype not in FLOAT_DTYPES or weight_shape[0] != dim or width < 1:
         return None
-    if bias is not None and not _vector_passes(bias, dim, weight_dtype):
+    if bias is not None and not (bias.shape == (dim,) and bias.dtype == weight_dtype):
         return None
     if seq_idx is not None and not (seq_idx.shape == (batch, length) and seq_idx.dtype == torch.int32):
         return None
@@ -217,15 +215,15 @@ def update_arguments_pass(x, conv_state, weight, bias, cache_seqlens, conv_state
         return None
     if weight_shape[0] != dim or width < 1 or state_shape[1] != dim or state_shape[2] < width - 1:
         return None
-    if bias is not None and not _vector_passes(bias, dim, weight_dtype):
+    if bias is not None and not (bias.shape == (dim,) and bias.dtype == weight_dtype):
         return None
     state_strides = conv_state.stride()
     if not unit_stride_in(state_shape, state_strides):
         return None
-    if cache_seqlens is not None and not _vector_passes(cache_seqlens, batch, torch.int32):
+    if cache_seqlens is not None and not (cache_seqlens.shape == (batch,) and cache_seqlens.dtype == torch.int32):
         return None
     if conv_state_indices is not None:
-        if not _vector_passes(conv_state_indices, batch, torch.int32):
+        if not (conv_state_indices.shape == (batch,) and conv_state_indices.dtype == torch.int32):
             return None
     elif state_shape[0] < batch:
         return None

@@ -7,14 +7,9 @@ the channel-first layout. Outputs are allocated in the layout of x, by one rule 
 the real and the fake (tracing) implementations share, so both give the same strides.
 """
 
-import torch
-
-_CONTIGUOUS = torch.contiguous_format     # a module attribute read less per call
-
-
 # Host time: x.stride() and x.shape cost about half of x.stride(i) and x.size(i), which
-# go through torch's overload parsing; and torch.empty parses sizes given one by one
-# faster than one tuple of them. Both matter on the eager fast path.
+# go through torch's overload parsing; and torch parses sizes given one by one faster
+# than one tuple of them (a torch.Size most of all). All matter on the eager fast path.
 
 
 def is_channel_last(x):
@@ -25,30 +20,31 @@ def is_channel_last(x):
 
 
 def empty_conv(shape, channel_last, like):
-    """An uninitialized (B, D, L) tensor in the given layout, on like's device and dtype."""
+    """An uninitialized (B, D, L) tensor in the given layout, on like's device and dtype.
+    like.new_empty, not torch.empty(dtype=like.dtype, device=like.device): the same
+    tensor, without two attribute reads and the parsing of two keyword arguments."""
     batch, dim, length = shape
     if channel_last:
-        return torch.empty(batch, length, dim, dtype=like.dtype, device=like.device).transpose(1, 2)
-    return torch.empty(batch, dim, length, dtype=like.dtype, device=like.device)
+        return like.new_empty(batch, length, dim).transpose(1, 2)
+    return like.new_empty(batch, dim, length)
 
 
-def empty_like_conv(x, channel_last):
-    """An uninitialized tensor with x's shape, dtype and device in the given layout: the
-    tensor empty_conv(x.shape, channel_last, x) gives. Channel-first goes through
-    torch.empty_like with the contiguous format, which has no shape, dtype or device to
-    parse and so costs less host time on every call."""
-    if channel_last:
-        return empty_conv(x.shape, True, x)
-    return torch.empty_like(x, memory_format=_CONTIGUOUS)
+def conv_input_and_layout(x):
+    """as_conv_input(x), and is_channel_last of it, from one read of x's strides (the
+    forward op needs both; a read costs host time on every call)."""
+    strides = x.stride()
+    if strides[2] == 1:
+        return x, False
+    if strides[1] == 1 and x.shape[1] > 1:      # is_channel_last(x)
+        return x, True
+    copy = empty_conv(x.shape, False, x)
+    copy.copy_(x)
+    return copy, False
 
 
 def as_conv_input(x):
     """x itself when its layout is one the library reads, else a channel-first copy."""
-    if x.stride()[2] == 1 or is_channel_last(x):
-        return x
-    copy = empty_conv(x.shape, False, x)
-    copy.copy_(x)
-    return copy
+    return conv_input_and_layout(x)[0]
 
 
 def in_layout_of(t, x):

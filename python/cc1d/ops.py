@@ -19,7 +19,8 @@ from typing import Optional, Tuple
 import torch
 
 from . import _launch
-from ._layout import as_conv_input, empty_conv, empty_like_conv, in_layout_of, is_channel_last, with_unit_stride
+from ._layout import (as_conv_input, conv_input_and_layout, empty_conv, in_layout_of, is_channel_last,
+                      with_unit_stride)
 
 Tensor = torch.Tensor
 
@@ -27,13 +28,13 @@ Tensor = torch.Tensor
 # ---- forward ------------------------------------------------------------------------
 
 
-def _forward_outputs(x, weight, return_final_states):
-    """out in x's layout, and the final states in it too (None unless asked for)."""
-    channel_last = is_channel_last(x)
-    out = empty_like_conv(x, channel_last)
+def _forward_outputs(x, x_shape, channel_last, weight, return_final_states):
+    """out in x's layout, and the final states in it too (None unless asked for).
+    x_shape is x's shape, as the caller read it (each read costs host time)."""
+    out = empty_conv(x_shape, channel_last, x)
     final_states = None
     if return_final_states:
-        batch, dim, _ = x.shape      # .shape, not .size(i): see _layout
+        batch, dim, _ = x_shape
         final_states = empty_conv((batch, dim, weight.shape[1] - 1), channel_last, x)
     return out, final_states
 
@@ -48,9 +49,10 @@ def run_forward(x, weight, bias, seq_idx, initial_states, return_final_states, s
     (_fast_path.py), which passes what its checks read (`read`, starting with x's
     shape; see _launch). Returns out and the final states (None unless asked for)."""
     x_shape = x.shape if read is None else read[0]     # a copy of x below keeps its shape
-    x = as_conv_input(x)
-    initial_states = with_unit_stride(initial_states)
-    out, final_states = _forward_outputs(x, weight, return_final_states)
+    x, channel_last = conv_input_and_layout(x)
+    if initial_states is not None:      # tested here, not by the call: a call costs host time
+        initial_states = with_unit_stride(initial_states)
+    out, final_states = _forward_outputs(x, x_shape, channel_last, weight, return_final_states)
     if x_shape[2] == 0 and return_final_states:
         # No token: the final states are the initial ones (or zeros), nothing to launch.
         if initial_states is not None:
@@ -78,7 +80,7 @@ def causal_conv1d_fwd(
 
 @causal_conv1d_fwd.register_fake
 def _(x, weight, bias, seq_idx, initial_states, return_final_states, silu):
-    return _op_results(x, *_forward_outputs(x, weight, return_final_states))
+    return _op_results(x, *_forward_outputs(x, x.shape, is_channel_last(x), weight, return_final_states))
 
 
 def _forward_setup_context(ctx, inputs, output):

@@ -52,6 +52,31 @@ def test_forward_passes_both_layouts_through_and_copies_others(fake):
     assert copied is not odd and copied.is_contiguous()
 
 
+def test_one_stride_read_gives_the_input_and_layout_the_two_rules_give(fake):
+    # The forward op reads x's strides once: the input as_conv_input gives, and the
+    # layout is_channel_last (which the fake implementation asks) gives for it.
+    from cc1d._layout import as_conv_input, conv_input_and_layout, is_channel_last
+
+    one_channel = cuda(2, 32, 1)[:, ::2].transpose(1, 2)    # (2, 1, 16), stride(1) == 1: copied all the same
+    for x in (cuda(2, 8, 32)[:, :, :16], cuda(2, 8, 16, channel_last=True), cuda(2, 8, 32)[:, :, ::2], one_channel):
+        given, channel_last = conv_input_and_layout(x)
+        assert (given is x) == (as_conv_input(x) is x)
+        assert channel_last == is_channel_last(given)
+
+
+@pytest.mark.parametrize("channel_last", [False, True])
+def test_outputs_are_allocated_as_torch_empty_with_the_dtype_and_device_of_x(channel_last):
+    from cc1d._layout import empty_conv
+
+    like = torch.randn(2, 8, 5, dtype=torch.bfloat16, requires_grad=True)
+    out = empty_conv((2, 8, 5), channel_last, like)
+    expected = torch.empty(2, 5, 8, dtype=like.dtype).transpose(1, 2) if channel_last else torch.empty(
+        2, 8, 5, dtype=like.dtype)
+    assert (type(out), out.shape, out.stride(), out.dtype, out.device) == (
+        torch.Tensor, expected.shape, expected.stride(), expected.dtype, like.device)
+    assert not out.requires_grad
+
+
 def test_final_states_out_is_filled_and_returned(fake):
     x = cuda(2, 8, 16)
     given = cuda(2, 3, 8).transpose(1, 2)
