@@ -28,8 +28,17 @@ vendor (NVRTC for sm_XY, HIPRTC for gfx...).
                     ~/.cache/cc1d)
   --jobs N          compiles in parallel (default: the number of hardware threads)
 
-Prints one line per variant and target, then
+Prints one line per variant and target, with the seconds a compile took (rendering,
+compiling and storing), then
 "N variants x M targets: C compiled, H already cached, F failed".
+
+Timing compiles: use --jobs 1 and an empty --cache-dir. With CC1D_NVRTC_TIME=FILE, NVRTC
+also appends each compile's phases (front end, NVVM optimizer, and ptxas as "PTX
+Translation") to FILE as CSV rows named by the kernel's source name. On a host with a
+CUDA driver, NVRTC 13 also reuses code from the driver's compute cache
+(~/.nv/ComputeCache), so a kernel compiled before compiles in a fraction of the time;
+CUDA_CACHE_DISABLE=1 makes every compile cold.
+
 Exit status: 0 when nothing failed, 1 when a compile failed, 2 bad arguments or config.
 )";
 
