@@ -14,6 +14,16 @@
 #define CC1D_FWD_CL_THREADS 128   // channel-last forward: threads per block, which computes a
 #define CC1D_FWD_CL_CHANNELS 64   // tile of this many channels x CHUNK time steps (16-bit x;
 #define CC1D_FWD_CL_CHUNK 64      // fp32 x: CHUNK / 2 steps, so a tile is always 8 KiB of x)
+// Channel-last forward of 16-bit x up to width 8: fwd_channel_last_window.cu, a thread
+// walking time with a register window over a vector of this many channels (4: an 8-byte
+// vector; 2 from width 5, where 4 channels' weights and window would take over 100
+// registers). fp32 x and wider kernels take the shared-memory tile above, which measured
+// 4-6% faster than the window for fp32 on an H100 (docs/perf.md, entry 27).
+#define CC1D_FWD_CL_USES_WINDOW(width, x_bytes) ((width) <= 8 && (x_bytes) == 2)
+#define CC1D_FWD_CL_WINDOW_CHANNELS(width) ((width) <= 4 ? 4 : 2)
+#define CC1D_FWD_CL_WINDOW_THREADS 128      // threads per block: 4 row groups ...
+#define CC1D_FWD_CL_WINDOW_GROUP 32         // ... of 32 threads over consecutive vectors of a row
+#define CC1D_FWD_CL_WINDOW_BATCH_BYTES 64   // bytes of x a thread loads per batch of time rows
 #define CC1D_BWD_CF_THREADS 128   // channel-first backward: most threads along time per block
 // ... and at most this many 16-byte vectors per thread per tile: 4 for 16-bit SiLU, whose
 // kernel is issue-bound and (NVIDIA sm_80+) stages tiles with cp.async, no registers per

@@ -25,6 +25,7 @@ struct LoadedKernel {
     void* module = nullptr;
     void* main = nullptr;
     void* second = nullptr;   // codegen::second_kernel: backward's reduction, update's registers path
+    int main_resident_blocks = 0;   // Device::resident_blocks_per_multiprocessor(main), asked once at load
 };
 
 struct StoreCounters {

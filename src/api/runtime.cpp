@@ -73,6 +73,7 @@ public:
         if (sm_count_ == 0) sm_count_ = device_.multiprocessor_count(ordinal_);
         return sm_count_;
     }
+    int main_resident_blocks() override { return kernel_.main_resident_blocks; }
     void* workspace(std::size_t bytes) override {
         if (caller_workspace_ != nullptr) {
             if (caller_bytes_ < bytes)

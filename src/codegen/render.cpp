@@ -8,6 +8,7 @@
 #include "codegen/embedded_templates.hpp"
 #include "common/env.hpp"
 #include "common/fail.hpp"
+#include "params.h"
 
 namespace cc1d::codegen {
 namespace {
@@ -46,7 +47,11 @@ std::string variant_macros(const Variant& v, const std::string& entry, const std
 std::string family_template(const Variant& variant) {
     const bool last = variant.layout == Layout::channel_last;
     switch (variant.op) {
-        case Op::fwd: return last ? "fwd_channel_last.cu" : "fwd_channel_first.cu";
+        case Op::fwd:
+            if (!last) return "fwd_channel_first.cu";
+            return CC1D_FWD_CL_USES_WINDOW(variant.width, static_cast<int>(dtype_size(variant.x_dtype)))
+                       ? "fwd_channel_last_window.cu"
+                       : "fwd_channel_last.cu";
         case Op::bwd: return last ? "bwd_channel_last.cu" : "bwd_channel_first.cu";
         case Op::update: return "update.cu";
         case Op::varlen_fwd: return "varlen_fwd.cu";

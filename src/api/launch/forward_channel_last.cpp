@@ -1,15 +1,64 @@
-// Host side of fwd_channel_last.cu: one block of CC1D_FWD_CL_THREADS per tile of
-// CC1D_FWD_CL_CHANNELS channels x a fixed number of time steps (8 KiB of x), per batch row.
+// Host side of the channel-last forward: fwd_channel_last_window.cu where
+// CC1D_FWD_CL_USES_WINDOW (row-group tasks over time chunks, forward_window_plan.hpp; the
+// same macro picks the template in codegen), fwd_channel_last.cu otherwise (one block of CC1D_FWD_CL_THREADS per tile of
+// CC1D_FWD_CL_CHANNELS channels x a fixed number of time steps, 8 KiB of x).
 #include <algorithm>
 
+#include "api/launch/forward_window_plan.hpp"
 #include "api/launch/launch.hpp"
 #include "api/launch/launch_util.hpp"
 #include "params.h"
 
 namespace cc1d::launch {
+namespace forward {
 
-void forward_channel_last(Launcher& launcher, const Variant& variant, const ForwardArgs& args) {
-    cc1d_fwd_params p = util::forward_params(args);
+// Assumed when the driver reports no occupancy (0 resident blocks).
+constexpr int kFallbackResidentBlocks = 4;
+
+int window_batch_rows(int width, int x_bytes) {
+    return CC1D_FWD_CL_WINDOW_BATCH_BYTES / (CC1D_FWD_CL_WINDOW_CHANNELS(width) * x_bytes);
+}
+
+WindowPlan plan_channel_last_window(std::int64_t batch, std::int64_t dim, std::int64_t seqlen, int width,
+                                    int x_bytes, int sm_count, int resident_blocks) {
+    constexpr std::int64_t kTasksPerBlock = CC1D_FWD_CL_WINDOW_THREADS / CC1D_FWD_CL_WINDOW_GROUP;
+    const std::int64_t granule = window_batch_rows(width, x_bytes);
+    const std::int64_t vectors = util::ceil_div(dim, CC1D_FWD_CL_WINDOW_CHANNELS(width));
+    const std::int64_t rows = util::ceil_div(vectors, CC1D_FWD_CL_WINDOW_GROUP) * batch;   // task rows
+    const std::int64_t wave = std::int64_t(std::max(sm_count, 1)) *
+                              (resident_blocks > 0 ? resident_blocks : kFallbackResidentBlocks) * kTasksPerBlock;
+    const std::int64_t chunks_per_row = std::max<std::int64_t>(1, wave / std::max<std::int64_t>(rows, 1));
+    WindowPlan plan;
+    plan.chunk_len = util::ceil_div(util::ceil_div(std::max<std::int64_t>(seqlen, 1), chunks_per_row), granule) * granule;
+    plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen, plan.chunk_len));
+    plan.tasks = rows * plan.tiles;
+    plan.blocks = util::ceil_div(plan.tasks, kTasksPerBlock);
+    return plan;
+}
+
+}  // namespace forward
+
+namespace {
+
+void launch_window(Launcher& launcher, const Variant& variant, const ForwardArgs& args, cc1d_fwd_params p) {
+    const auto plan = forward::plan_channel_last_window(p.batch, p.dim, p.seqlen, variant.width,
+                                                        static_cast<int>(dtype_size(variant.x_dtype)),
+                                                        launcher.multiprocessor_count(), launcher.main_resident_blocks());
+    // The kernel splits task indices in 32 bits.
+    if (plan.tasks >= (std::int64_t(1) << 32))
+        fail(ErrorCode::unsupported, "forward: {} row-group tasks; at most 2^32 - 1 are supported (split the call)",
+             plan.tasks);
+    p.tiles = plan.tiles;
+    p.chunk_len = plan.chunk_len;
+    const int vector_bytes =
+        CC1D_FWD_CL_WINDOW_CHANNELS(variant.width) * static_cast<int>(dtype_size(variant.x_dtype));
+    p.vector_ok = util::rows_vectorizable(args.x, 1, vector_bytes) && util::rows_vectorizable(args.out, 1, vector_bytes);
+    device::Dim3 block;
+    block.x = CC1D_FWD_CL_WINDOW_THREADS;
+    launcher.launch(Kernel::main, util::flat_grid(plan.blocks), block, 0, &p, sizeof(p));
+}
+
+void launch_tiles(Launcher& launcher, const Variant& variant, const ForwardArgs& args, cc1d_fwd_params p) {
     // The kernel's tile height: CHUNK steps for 16-bit x, CHUNK / 2 for fp32.
     const std::int64_t rows = CC1D_FWD_CL_CHUNK * 2 / static_cast<std::int64_t>(dtype_size(variant.x_dtype));
     // At least one tile: with L == 0 the block still writes final_states (from the halo).
@@ -21,6 +70,16 @@ void forward_channel_last(Launcher& launcher, const Variant& variant, const Forw
     device::Dim3 block;
     block.x = CC1D_FWD_CL_THREADS;
     launcher.launch(Kernel::main, util::flat_grid(groups * p.tiles * p.batch), block, 0, &p, sizeof(p));
+}
+
+}  // namespace
+
+void forward_channel_last(Launcher& launcher, const Variant& variant, const ForwardArgs& args) {
+    const cc1d_fwd_params p = util::forward_params(args);
+    if (CC1D_FWD_CL_USES_WINDOW(variant.width, static_cast<int>(dtype_size(variant.x_dtype))))
+        launch_window(launcher, variant, args, p);
+    else
+        launch_tiles(launcher, variant, args, p);
 }
 
 }  // namespace cc1d::launch

@@ -22,6 +22,9 @@ public:
     virtual void launch(Kernel kernel, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes,
                         const void* params, std::size_t params_size) = 0;
     virtual int multiprocessor_count() = 0;
+    // Blocks of the main kernel resident per multiprocessor at its launch-bounds block size
+    // without dynamic shared memory (what the driver reported when the module was loaded).
+    virtual int main_resident_blocks() = 0;
     // Device memory of at least `bytes` for this call (reused across calls on the same
     // stream; contents undefined).
     virtual void* workspace(std::size_t bytes) = 0;

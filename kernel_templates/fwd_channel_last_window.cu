@@ -1,0 +1,295 @@
+// Causal conv1d forward, channel-last layout (x and out stored (B, L, D), D contiguous),
+// for 16-bit x up to width 8 (CC1D_FWD_CL_USES_WINDOW; the others: fwd_channel_last.cu).
+//
+// A thread owns kWinCh adjacent channels, one 4- or 8-byte vector of a time row,
+// and walks a chunk of time steps with a sliding window of the last K inputs in fp32
+// registers: every element of x is read once (plus K halo rows per chunk, which the
+// neighbouring chunk reads too, so mostly from L2), and nothing goes through shared
+// memory or waits at a barrier. 32 consecutive threads (a row group) own 32 consecutive
+// vectors, so every load and store of a group is one contiguous span of a time row (256
+// bytes at width <= 4).
+// Rows come kWinBatch at a time (CC1D_FWD_CL_WINDOW_BATCH_BYTES per thread), all loads of
+// a batch issued together and before the previous batch is computed (two batches in
+// flight per thread: one batch alone left the H100 at 60% of DRAM bandwidth, 30% of warps
+// resident); a batch is computed fully unrolled, so the window stays in registers under
+// compile-time indices.
+//
+// A thread whose vector is not vector safe (vector_ok == 0: misaligned or strided
+// rows) or reaches past D loads and stores element by element; the window does not care.
+// Grid: row-group tasks (channel groups fastest, then time chunks, then batch rows),
+// CC1D_FWD_CL_WINDOW_THREADS / 32 tasks per block.
+
+constexpr int kWinCh = CC1D_FWD_CL_WINDOW_CHANNELS(CC1D_WIDTH);
+constexpr int kWinWords = kWinCh * (int)sizeof(x_t) / 4;                              // 1 or 2
+constexpr int kWinBatch = CC1D_FWD_CL_WINDOW_BATCH_BYTES / (kWinWords * 4);          // rows per batch
+constexpr int kWinGroup = CC1D_FWD_CL_WINDOW_GROUP;                                   // threads per task
+constexpr int kWinTasksPerBlock = CC1D_FWD_CL_WINDOW_THREADS / kWinGroup;
+static_assert(CC1D_FWD_CL_USES_WINDOW(CC1D_WIDTH, (int)sizeof(x_t)), "this variant takes fwd_channel_last.cu");
+
+// kWinCh raw elements of one time row.
+struct WinVec {
+    unsigned int w[kWinWords];
+};
+
+CC1D_DEVICE WinVec win_zero() {
+    WinVec v;
+#pragma unroll
+    for (int i = 0; i < kWinWords; ++i) v.w[i] = 0u;
+    return v;
+}
+// Element e of a vector, as stored (two per 32-bit word).
+CC1D_DEVICE x_t win_raw(const WinVec& v, int e) { return cc1d_of_bits<x_t>((v.w[e >> 1] >> ((e & 1) * 16)) & 0xffffu); }
+CC1D_DEVICE void win_set(WinVec& v, int e, x_t value) {
+    const int shift = (e & 1) * 16;
+    v.w[e >> 1] = (v.w[e >> 1] & ~(0xffffu << shift)) | (cc1d_bits_of(value) << shift);
+}
+
+// One access of kWinWords words at an address aligned to that size. On NVIDIA the load is
+// a volatile asm statement, which the compilers keep in program order with the (volatile)
+// stores: as plain loads, the next batch's were sunk past the current batch's compute,
+// which undid the double buffering of the walk below.
+CC1D_DEVICE WinVec win_load_vector(const x_t* address) {
+    WinVec v;
+#if defined(CC1D_BACKEND_CUDA)
+    if constexpr (kWinWords == 2) {
+        asm volatile("ld.global.v2.u32 {%0, %1}, [%2];" : "=r"(v.w[0]), "=r"(v.w[1]) : "l"(address));
+    } else {
+        asm volatile("ld.global.u32 %0, [%1];" : "=r"(v.w[0]) : "l"(address));
+    }
+#else
+    if constexpr (kWinWords == 2) {
+        const uint2 u = *reinterpret_cast<const uint2*>(address);
+        v.w[0] = u.x; v.w[1] = u.y;
+    } else {
+        v.w[0] = *reinterpret_cast<const unsigned int*>(address);
+    }
+#endif
+    return v;
+}
+// As cc1d_v16_store_global says: NVVM splits wide stores through 2-byte element pointers
+// unless PTX names the width.
+CC1D_DEVICE void win_store_vector(x_t* address, const WinVec& v) {
+#if defined(CC1D_BACKEND_CUDA)
+    if constexpr (kWinWords == 2) {
+        asm volatile("st.global.v2.u32 [%0], {%1, %2};" ::"l"(address), "r"(v.w[0]), "r"(v.w[1]) : "memory");
+    } else {
+        asm volatile("st.global.u32 [%0], %1;" ::"l"(address), "r"(v.w[0]) : "memory");
+    }
+#else
+    if constexpr (kWinWords == 2) {
+        uint2 u;
+        u.x = v.w[0]; u.y = v.w[1];
+        *reinterpret_cast<uint2*>(address) = u;
+    } else {
+        *reinterpret_cast<unsigned int*>(address) = v.w[0];
+    }
+#endif
+}
+
+// kWinCh outputs -> one raw vector (16-bit pairs in one instruction on NVIDIA sm_80+).
+CC1D_DEVICE WinVec win_pack(const float (&y)[kWinCh]) {
+    WinVec v;
+#pragma unroll
+    for (int i = 0; i < kWinWords; ++i) v.w[i] = cc1d_pack_pair(y[2 * i], y[2 * i + 1]);
+    return v;
+}
+
+// Where a thread works: batch row, first channel, its time chunk [t_begin, t_end).
+struct WinTask {
+    cc1d_i64 b, c0, t_begin, t_end;
+    bool vector;   // whole-vector accesses for this thread's channels
+};
+
+// Row t of the thread's channels for 0 <= t < L.
+CC1D_DEVICE WinVec win_load_row(const cc1d_fwd_params& p, const WinTask& task, cc1d_i64 t) {
+    const x_t* row = reinterpret_cast<const x_t*>(p.x) + task.b * p.x_stride_b + t * p.x_stride_l + task.c0;
+    if (task.vector) return win_load_vector(row);
+    WinVec v = win_zero();
+#pragma unroll
+    for (int e = 0; e < kWinCh; ++e)
+        if (task.c0 + e < p.dim) win_set(v, e, row[e]);
+    return v;
+}
+
+// Row t of x̃ for any t >= -K: zeros past L and, without initial_states, before the start.
+CC1D_DEVICE WinVec win_load_padded_row(const cc1d_fwd_params& p, const WinTask& task, cc1d_i64 t) {
+    if (t >= p.seqlen) return win_zero();
+    if (t >= 0) return win_load_row(p, task, t);
+    WinVec v = win_zero();
+#if CC1D_HAS_INITIAL_STATES
+    const x_t* init = reinterpret_cast<const x_t*>(p.initial_states) + task.b * p.init_stride_b +
+                      (t + CC1D_K) * p.init_stride_k;
+#pragma unroll
+    for (int e = 0; e < kWinCh; ++e)
+        if (task.c0 + e < p.dim) win_set(v, e, init[(task.c0 + e) * p.init_stride_d]);
+#endif
+    return v;
+}
+
+CC1D_DEVICE void win_store_row(const cc1d_fwd_params& p, const WinTask& task, cc1d_i64 t, const WinVec& v) {
+    x_t* row = reinterpret_cast<x_t*>(p.out) + task.b * p.out_stride_b + t * p.out_stride_l + task.c0;
+    if (task.vector) {
+        win_store_vector(row, v);
+        return;
+    }
+#pragma unroll
+    for (int e = 0; e < kWinCh; ++e)
+        if (task.c0 + e < p.dim) row[e] = win_raw(v, e);
+}
+
+#if CC1D_HAS_SEQ_IDX
+// Sequence id of step t >= -K: before the row start the first sequence's id when
+// initial_states feed it, else -1.
+CC1D_DEVICE int win_seq_id(const cc1d_fwd_params& p, cc1d_i64 b, cc1d_i64 t) {
+    const int* row = p.seq_idx + b * p.seq_stride_b;
+    if (t >= 0) {
+#if defined(CC1D_BACKEND_CUDA)
+        int id;   // volatile for the reason win_load_vector gives
+        asm volatile("ld.global.s32 %0, [%1];" : "=r"(id) : "l"(row + t * p.seq_stride_l));
+        return id;
+#else
+        return row[t * p.seq_stride_l];
+#endif
+    }
+    return CC1D_HAS_INITIAL_STATES ? row[0] : -1;
+}
+#endif
+
+#if CC1D_HAS_FINAL_STATES
+// final[b, c, j] = x̃[L - K + j], raw bits (a copy, so exact).
+CC1D_DEVICE void win_write_final_states(const cc1d_fwd_params& p, const WinTask& task) {
+    x_t* fin = reinterpret_cast<x_t*>(p.final_states) + task.b * p.final_stride_b;
+#pragma unroll
+    for (int j = 0; j < CC1D_K; ++j) {
+        const WinVec v = win_load_padded_row(p, task, p.seqlen - CC1D_K + j);
+#pragma unroll
+        for (int e = 0; e < kWinCh; ++e)
+            if (task.c0 + e < p.dim) fin[(task.c0 + e) * p.final_stride_d + j * p.final_stride_k] = win_raw(v, e);
+    }
+}
+#endif
+
+// Rows t .. t + kWinBatch - 1 of the chunk (zeros from t_end on: nothing is loaded there).
+CC1D_DEVICE void win_load_batch(const cc1d_fwd_params& p, const WinTask& task, cc1d_i64 t, WinVec (&batch)[kWinBatch]) {
+#pragma unroll
+    for (int s = 0; s < kWinBatch; ++s) batch[s] = t + s < task.t_end ? win_load_row(p, task, t + s) : win_zero();
+}
+#if CC1D_HAS_SEQ_IDX
+CC1D_DEVICE void win_load_batch_ids(const cc1d_fwd_params& p, const WinTask& task, cc1d_i64 t, int (&ids)[kWinBatch]) {
+#pragma unroll
+    for (int s = 0; s < kWinBatch; ++s) ids[s] = t + s < task.t_end ? win_seq_id(p, task.b, t + s) : -1;
+}
+#endif
+
+extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_WINDOW_THREADS) CC1D_ENTRY(cc1d_fwd_params p) {
+    // ---- which task, which channels ----
+    const unsigned int groups = (unsigned int)((p.dim + kWinCh * kWinGroup - 1) / (kWinCh * kWinGroup));
+    const unsigned int tiles = (unsigned int)p.tiles;
+    const unsigned int task_index = cc1d_flat_block() * kWinTasksPerBlock + threadIdx.x / kWinGroup;
+    if (task_index >= (cc1d_i64)groups * p.tiles * p.batch) return;
+    const unsigned int rest = task_index / groups, b = rest / tiles;
+    WinTask task;
+    task.b = b;
+    task.c0 = ((cc1d_i64)(task_index - rest * groups) * kWinGroup + threadIdx.x % kWinGroup) * kWinCh;
+    if (task.c0 >= p.dim) return;
+    task.t_begin = (cc1d_i64)(rest - b * tiles) * p.chunk_len;
+    task.t_end = task.t_begin + p.chunk_len < p.seqlen ? task.t_begin + p.chunk_len : p.seqlen;
+    task.vector = p.vector_ok && task.c0 + kWinCh <= p.dim;
+
+    // ---- the K rows before the chunk, then the first batch: all loads in flight at once ----
+    WinVec halo[CC1D_K > 0 ? CC1D_K : 1];
+#pragma unroll
+    for (int k = 0; k < CC1D_K; ++k) halo[k] = win_load_padded_row(p, task, task.t_begin - CC1D_K + k);
+#if CC1D_HAS_SEQ_IDX
+    int ids[CC1D_K + 1];   // ids[k]: sequence id of the step win[.][k] holds
+#pragma unroll
+    for (int k = 0; k < CC1D_K; ++k) ids[k] = win_seq_id(p, task.b, task.t_begin - CC1D_K + k);
+    int batch_ids[kWinBatch];
+#endif
+    WinVec batch[kWinBatch];
+    cc1d_i64 t = task.t_begin;
+    win_load_batch(p, task, t, batch);
+#if CC1D_HAS_SEQ_IDX
+    win_load_batch_ids(p, task, t, batch_ids);
+#endif
+
+    float w[kWinCh][CC1D_WIDTH], bias[kWinCh];
+#pragma unroll
+    for (int j = 0; j < kWinCh; ++j) {
+        const cc1d_i64 channel = task.c0 + j;
+        const bool has_channel = channel < p.dim;
+#pragma unroll
+        for (int k = 0; k < CC1D_WIDTH; ++k)
+            w[j][k] = has_channel ? cc1d_load_float<w_t>(p.weight, channel * p.w_stride_d + k * p.w_stride_k) : 0.0f;
+        bias[j] = 0.0f;
+#if CC1D_HAS_BIAS
+        if (has_channel) bias[j] = cc1d_load_float<w_t>(p.bias, channel * p.bias_stride);
+#endif
+    }
+
+    float win[kWinCh][CC1D_K + 1];   // win[j][k]: channel j at step t - K + k; k = K is step t
+#pragma unroll
+    for (int k = 0; k < CC1D_K; ++k)
+#pragma unroll
+        for (int j = 0; j < kWinCh; ++j) win[j][k] = cc1d_to_float(win_raw(halo[k], j));
+
+    // ---- walk the chunk a batch at a time, the next batch's loads in flight meanwhile ----
+    for (;;) {
+        const cc1d_i64 remaining = task.t_end - t;
+        WinVec next[kWinBatch];
+        win_load_batch(p, task, t + kWinBatch, next);
+#if CC1D_HAS_SEQ_IDX
+        int next_ids[kWinBatch];
+        win_load_batch_ids(p, task, t + kWinBatch, next_ids);
+#endif
+#pragma unroll
+        for (int s = 0; s < kWinBatch; ++s) {
+#pragma unroll
+            for (int j = 0; j < kWinCh; ++j) win[j][CC1D_K] = cc1d_to_float(win_raw(batch[s], j));
+#if CC1D_HAS_SEQ_IDX
+            ids[CC1D_K] = batch_ids[s];
+#endif
+            float y[kWinCh];
+#pragma unroll
+            for (int j = 0; j < kWinCh; ++j) {
+                float z = bias[j];
+#pragma unroll
+                for (int k = 0; k <= CC1D_K; ++k) {
+#if CC1D_HAS_SEQ_IDX
+                    // Terms from another sequence drop out (a zero weight keeps the fma chain).
+                    z = fmaf(ids[k] == ids[CC1D_K] ? w[j][k] : 0.0f, win[j][k], z);
+#else
+                    z = fmaf(w[j][k], win[j][k], z);
+#endif
+                }
+                y[j] = cc1d_activate_fast(z);
+#if CC1D_HAS_SEQ_IDX
+                if (ids[CC1D_K] < 0) y[j] = 0.0f;   // padding: exactly 0
+#endif
+            }
+            // Steps past the chunk computed on zeros; only their stores are dropped.
+            if (s < remaining) win_store_row(p, task, t + s, win_pack(y));
+#pragma unroll
+            for (int k = 0; k < CC1D_K; ++k) {
+#pragma unroll
+                for (int j = 0; j < kWinCh; ++j) win[j][k] = win[j][k + 1];
+#if CC1D_HAS_SEQ_IDX
+                ids[k] = ids[k + 1];
+#endif
+            }
+        }
+        t += kWinBatch;
+        if (t >= task.t_end) break;
+#pragma unroll
+        for (int s = 0; s < kWinBatch; ++s) {
+            batch[s] = next[s];
+#if CC1D_HAS_SEQ_IDX
+            batch_ids[s] = next_ids[s];
+#endif
+        }
+    }
+
+#if CC1D_HAS_FINAL_STATES
+    if (task.t_begin + p.chunk_len >= p.seqlen) win_write_final_states(p, task);
+#endif
+}

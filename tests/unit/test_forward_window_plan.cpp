@@ -1,0 +1,93 @@
+// How the channel-last forward's register-window kernel splits a call: every step of
+// every row in exactly one chunk of whole batches of rows; one resident wave at most (as
+// full as whole chunks allow) while the rows fit in it; one batch per task for calls too
+// small to fill it; enough blocks for every task.
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+
+#include <doctest/doctest.h>
+
+#include "api/launch/forward_window_plan.hpp"
+#include "codegen/render.hpp"
+#include "params.h"
+
+using cc1d::launch::forward::plan_channel_last_window;
+using cc1d::launch::forward::window_batch_rows;
+
+namespace {
+
+constexpr int kH100 = 132;
+constexpr std::int64_t kTasksPerBlock = CC1D_FWD_CL_WINDOW_THREADS / CC1D_FWD_CL_WINDOW_GROUP;
+
+void check_plan(std::int64_t batch, std::int64_t dim, std::int64_t seqlen, int width, int x_bytes, int sms,
+                int resident) {
+    INFO("B=", batch, " D=", dim, " L=", seqlen, " W=", width, " x bytes=", x_bytes, " SMs=", sms,
+         " resident=", resident);
+    const auto plan = plan_channel_last_window(batch, dim, seqlen, width, x_bytes, sms, resident);
+    const std::int64_t granule = window_batch_rows(width, x_bytes);
+    CHECK(plan.chunk_len % granule == 0);
+    CHECK(plan.chunk_len >= granule);
+    CHECK(plan.tiles >= 1);
+    CHECK(plan.tiles * plan.chunk_len >= seqlen);
+    CHECK((plan.tiles - 1) * plan.chunk_len < std::max<std::int64_t>(seqlen, 1));
+    const std::int64_t channels = CC1D_FWD_CL_WINDOW_CHANNELS(width);
+    const std::int64_t rows = (dim + channels * CC1D_FWD_CL_WINDOW_GROUP - 1) / (channels * CC1D_FWD_CL_WINDOW_GROUP) * batch;
+    CHECK(plan.tasks == rows * plan.tiles);
+    CHECK(plan.blocks * kTasksPerBlock >= plan.tasks);
+    CHECK((plan.blocks - 1) * kTasksPerBlock < plan.tasks);
+    const std::int64_t wave = std::int64_t(sms) * (resident > 0 ? resident : 4) * kTasksPerBlock;
+    if (rows <= wave) {
+        CHECK(plan.tasks <= wave);
+        // Any shorter chunk (by one batch) would not fit the wave, or not be needed.
+        if (plan.chunk_len > granule) {
+            const std::int64_t shorter = plan.chunk_len - granule;
+            CHECK(rows * ((seqlen + shorter - 1) / shorter) > wave);
+        }
+    } else {
+        CHECK(plan.tiles == 1);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("window plan: every step of every row in one chunk, for any shape") {
+    for (std::int64_t batch : {1, 3, 8})
+        for (std::int64_t dim : {1, 5, 64, 67, 129, 2048, 5376})
+            for (std::int64_t seqlen : {0, 1, 2, 15, 16, 17, 129, 1134, 4096, 100000})
+                for (int width : {1, 4, 5, 8})
+                    for (int x_bytes : {2, 4})
+                        for (int sms : {1, kH100, 304})
+                            for (int resident : {0, 1, 6, 16}) check_plan(batch, dim, seqlen, width, x_bytes, sms, resident);
+}
+
+TEST_CASE("window plan: the anchor shapes on an H100 at 6 resident blocks") {
+    // 4x5376x4096 16-bit: 168 task rows, 3168 tasks a wave: 18 chunks of 232 steps (95% full).
+    auto large = plan_channel_last_window(4, 5376, 4096, 4, 2, kH100, 6);
+    CHECK(large.chunk_len == 232);
+    CHECK(large.tasks == 168 * 18);
+    // 8x2048x1024 16-bit: 128 task rows, 24 chunks each at most: 48 steps.
+    CHECK(plan_channel_last_window(8, 2048, 1024, 4, 2, kH100, 6).chunk_len == 48);
+    // 4x256x512 16-bit fills no wave: one batch (8 rows) per task.
+    CHECK(plan_channel_last_window(4, 256, 512, 4, 2, kH100, 6).chunk_len == 8);
+    // fp32 loads half as many rows per batch.
+    CHECK(plan_channel_last_window(4, 256, 512, 4, 4, kH100, 6).chunk_len == 4);
+}
+
+TEST_CASE("window kernel: 16-bit x up to width 8, the shared-memory tile elsewhere") {
+    auto family = [](int width, cc1d::DType x) {
+        cc1d::Variant v;
+        v.op = cc1d::Op::fwd;
+        v.layout = cc1d::Layout::channel_last;
+        v.width = width;
+        v.x_dtype = v.weight_dtype = x;
+        return cc1d::codegen::family_template(v);
+    };
+    for (int width = 1; width <= 16; ++width) {
+        INFO("width ", width);
+        const char* sixteen_bit = width <= 8 ? "fwd_channel_last_window.cu" : "fwd_channel_last.cu";
+        CHECK(family(width, cc1d::DType::bf16) == sixteen_bit);
+        CHECK(family(width, cc1d::DType::fp16) == sixteen_bit);
+        CHECK(family(width, cc1d::DType::fp32) == "fwd_channel_last.cu");
+    }
+}
