@@ -353,6 +353,24 @@ CC1D_DEVICE unsigned int cc1d_pack_pair(float lo, float hi) {
 #endif
 }
 
+// Forward weights and bias of channels first .. first + N - 1 as fp32 (zeros past D).
+template <int N>
+CC1D_DEVICE void cc1d_load_channel_weights(const cc1d_fwd_params& p, cc1d_i64 first, float (&w)[N][CC1D_WIDTH],
+                                           float (&bias)[N]) {
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+        const cc1d_i64 channel = first + j;
+        const bool has_channel = channel < p.dim;
+#pragma unroll
+        for (int k = 0; k < CC1D_WIDTH; ++k)
+            w[j][k] = has_channel ? cc1d_load_float<w_t>(p.weight, channel * p.w_stride_d + k * p.w_stride_k) : 0.0f;
+        bias[j] = 0.0f;
+#if CC1D_HAS_BIAS
+        if (has_channel) bias[j] = cc1d_load_float<w_t>(p.bias, channel * p.bias_stride);
+#endif
+    }
+}
+
 // Linear index of this block in a flattened grid (x fastest, then y). Launchers keep a
 // grid under 2^32 blocks, so kernels split it with 32-bit divisions: a 64-bit division
 // is a called subroutine whose register saves show up as spills.

@@ -176,18 +176,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_THREADS) CC1D_ENTRY(cc1
     // Weights and bias of this thread's channels (its segment of time comes below).
     const int lane = tid % kClLanes, segment = tid / kClLanes;
     float w[kClPerThread][CC1D_WIDTH], bias[kClPerThread];
-#pragma unroll
-    for (int j = 0; j < kClPerThread; ++j) {
-        const cc1d_i64 channel = tile.c0 + lane * kClPerThread + j;
-        const bool has_channel = channel < p.dim;
-#pragma unroll
-        for (int k = 0; k < CC1D_WIDTH; ++k)
-            w[j][k] = has_channel ? cc1d_load_float<w_t>(p.weight, channel * p.w_stride_d + k * p.w_stride_k) : 0.0f;
-        bias[j] = 0.0f;
-#if CC1D_HAS_BIAS
-        if (has_channel) bias[j] = cc1d_load_float<w_t>(p.bias, channel * p.bias_stride);
-#endif
-    }
+    cc1d_load_channel_weights(p, tile.c0 + lane * kClPerThread, w, bias);
     __syncthreads();
 
     // ---- 2. compute kClSteps outputs of the thread's channels, reading down the shared tile ----

@@ -214,18 +214,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_WINDOW_THREADS) CC1D_EN
 #endif
 
     float w[kWinCh][CC1D_WIDTH], bias[kWinCh];
-#pragma unroll
-    for (int j = 0; j < kWinCh; ++j) {
-        const cc1d_i64 channel = task.c0 + j;
-        const bool has_channel = channel < p.dim;
-#pragma unroll
-        for (int k = 0; k < CC1D_WIDTH; ++k)
-            w[j][k] = has_channel ? cc1d_load_float<w_t>(p.weight, channel * p.w_stride_d + k * p.w_stride_k) : 0.0f;
-        bias[j] = 0.0f;
-#if CC1D_HAS_BIAS
-        if (has_channel) bias[j] = cc1d_load_float<w_t>(p.bias, channel * p.bias_stride);
-#endif
-    }
+    cc1d_load_channel_weights(p, task.c0, w, bias);
 
     float win[kWinCh][CC1D_K + 1];   // win[j][k]: channel j at step t - K + k; k = K is step t
 #pragma unroll
