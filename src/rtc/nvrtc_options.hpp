@@ -22,8 +22,8 @@ inline bool nvrtc_accepts_minimal(NvrtcVersion version) {
 }
 
 // `arch_option` is "-arch=sm_XY" or "-arch=compute_XY". Fast math stays off so results
-// follow SEMANTICS.md's tolerances; the one fast intrinsic (__expf in silu) is chosen
-// explicitly in the prelude.
+// follow SEMANTICS.md's tolerances; the approximate instructions SiLU uses (tanh.approx,
+// ex2.approx) are chosen explicitly in the prelude and common.h.
 inline std::vector<std::string> nvrtc_options(const std::string& arch_option, NvrtcVersion version) {
     std::vector<std::string> options = {arch_option, "--std=c++17"};
     if (nvrtc_accepts_minimal(version)) options.emplace_back("-minimal");

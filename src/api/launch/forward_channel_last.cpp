@@ -1,7 +1,8 @@
 // Host side of the channel-last forward: fwd_channel_last_window.cu where
 // CC1D_FWD_CL_USES_WINDOW (row-group tasks over time chunks, forward_window_plan.hpp; the
-// same macro picks the template in codegen), fwd_channel_last.cu otherwise (one block of CC1D_FWD_CL_THREADS per tile of
-// CC1D_FWD_CL_CHANNELS channels x a fixed number of time steps, 8 KiB of x).
+// same macro picks the template in codegen), fwd_channel_last.cu otherwise (one block of
+// CC1D_FWD_CL_THREADS per tile of CC1D_FWD_CL_CHANNELS channels x a fixed number of time
+// steps, 8 KiB of x).
 #include <algorithm>
 
 #include "api/launch/forward_window_plan.hpp"
@@ -40,9 +41,9 @@ WindowPlan plan_channel_last_window(std::int64_t batch, std::int64_t dim, std::i
 
 namespace {
 
-void launch_window(Launcher& launcher, const Variant& variant, const ForwardArgs& args, cc1d_fwd_params p) {
-    const auto plan = forward::plan_channel_last_window(p.batch, p.dim, p.seqlen, variant.width,
-                                                        static_cast<int>(dtype_size(variant.x_dtype)),
+void launch_window(Launcher& launcher, const Variant& variant, const ForwardArgs& args, int x_bytes,
+                   cc1d_fwd_params p) {
+    const auto plan = forward::plan_channel_last_window(p.batch, p.dim, p.seqlen, variant.width, x_bytes,
                                                         launcher.multiprocessor_count(), launcher.main_resident_blocks());
     // The kernel splits task indices in 32 bits.
     if (plan.tasks >= (std::int64_t(1) << 32))
@@ -50,17 +51,16 @@ void launch_window(Launcher& launcher, const Variant& variant, const ForwardArgs
              plan.tasks);
     p.tiles = plan.tiles;
     p.chunk_len = plan.chunk_len;
-    const int vector_bytes =
-        CC1D_FWD_CL_WINDOW_CHANNELS(variant.width) * static_cast<int>(dtype_size(variant.x_dtype));
+    const int vector_bytes = CC1D_FWD_CL_WINDOW_CHANNELS(variant.width) * x_bytes;
     p.vector_ok = util::rows_vectorizable(args.x, 1, vector_bytes) && util::rows_vectorizable(args.out, 1, vector_bytes);
     device::Dim3 block;
     block.x = CC1D_FWD_CL_WINDOW_THREADS;
     launcher.launch(Kernel::main, util::flat_grid(plan.blocks), block, 0, &p, sizeof(p));
 }
 
-void launch_tiles(Launcher& launcher, const Variant& variant, const ForwardArgs& args, cc1d_fwd_params p) {
+void launch_tiles(Launcher& launcher, const ForwardArgs& args, int x_bytes, cc1d_fwd_params p) {
     // The kernel's tile height: CHUNK steps for 16-bit x, CHUNK / 2 for fp32.
-    const std::int64_t rows = CC1D_FWD_CL_CHUNK * 2 / static_cast<std::int64_t>(dtype_size(variant.x_dtype));
+    const std::int64_t rows = CC1D_FWD_CL_CHUNK * 2 / x_bytes;
     // At least one tile: with L == 0 the block still writes final_states (from the halo).
     p.tiles = std::max<std::int64_t>(1, util::ceil_div(p.seqlen, rows));
     p.chunk_len = rows;
@@ -76,10 +76,11 @@ void launch_tiles(Launcher& launcher, const Variant& variant, const ForwardArgs&
 
 void forward_channel_last(Launcher& launcher, const Variant& variant, const ForwardArgs& args) {
     const cc1d_fwd_params p = util::forward_params(args);
-    if (CC1D_FWD_CL_USES_WINDOW(variant.width, static_cast<int>(dtype_size(variant.x_dtype))))
-        launch_window(launcher, variant, args, p);
+    const int x_bytes = static_cast<int>(dtype_size(variant.x_dtype));
+    if (CC1D_FWD_CL_USES_WINDOW(variant.width, x_bytes))
+        launch_window(launcher, variant, args, x_bytes, p);
     else
-        launch_tiles(launcher, variant, args, p);
+        launch_tiles(launcher, args, x_bytes, p);
 }
 
 }  // namespace cc1d::launch
