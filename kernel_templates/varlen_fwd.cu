@@ -126,36 +126,81 @@ CC1D_DEVICE void vl_write_states(const cc1d_varlen_params& p) {
 #endif
 }
 
+// ---- a block's sequence boundaries (phase 0, both layouts) ----
+//
+// Every thread of a block calls vl_block_cuts: it holds barriers. A round issues one load
+// of cu_seqlens per thread, all at once, and counts the answers with one barrier, so a
+// lookup costs two or three load latencies for up to blockDim.x sequences (one more
+// round per factor of blockDim.x), where one thread's binary search costs a dependent
+// load per halving, with the whole block waiting on it.
+
+constexpr int kVlListed = 30;   // boundaries a block keeps (more: its tokens search one by one);
+                                // kVlListed + 2 <= 32, the smallest block, so a round lists them all
+
+// How many of the offsets cu[0..N] are <= t (block-wide; the offsets ascend).
+CC1D_DEVICE cc1d_i64 vl_block_count_upto(const cc1d_varlen_params& p, cc1d_i64 t) {
+    const cc1d_i64 nthreads = blockDim.x;
+    cc1d_i64 lo = 0, hi = p.num_seqs + 1;   // the answer lies in [lo, hi]
+    while (lo < hi) {                       // (the same values in every thread)
+        const cc1d_i64 step = (hi - lo + nthreads - 1) / nthreads;
+        const cc1d_i64 i = lo + (cc1d_i64)threadIdx.x * step;
+        // Samples lo, lo + step, ... below hi: the first `upto` of them are <= t.
+        const int upto = __syncthreads_count(i < hi && vl_offset(p, i) <= t);
+        if (upto == 0) {
+            hi = lo;
+        } else {
+            const cc1d_i64 last = lo + (cc1d_i64)(upto - 1) * step;
+            if (last + step < hi) hi = last + step;
+            lo = last + 1;
+        }
+    }
+    return lo;
+}
+
+// The offsets around the tokens (from, to): first = how many offsets are <= from, and
+// cuts[j] = cu[first - 1 + j] for j = 0 .. kVlListed + 1 (p.total for indices past N;
+// cuts[0] is meaningless when first == 0). Returns n, how many offsets lie in (from, to):
+// cuts[1 .. n] when n <= kVlListed, cuts[n + 1] is then the first one at or after `to`.
+// With slots, slots[j - 1] = vl_history_slot of sequence first - 1 + j for j = 1 .. n
+// (-1 for cu[N], which ends the last sequence and starts none).
+// Every thread sees cuts and slots on return (the last count is a barrier after the stores).
+struct VlCuts {
+    cc1d_i64 first;
+    int n;
+};
+CC1D_DEVICE VlCuts vl_block_cuts(const cc1d_varlen_params& p, cc1d_i64 from, cc1d_i64 to, cc1d_i64* cuts,
+                                 cc1d_i64* slots) {
+    VlCuts c;
+    c.first = vl_block_count_upto(p, from);
+    const int j = threadIdx.x;
+    const cc1d_i64 i = c.first - 1 + j;
+    const cc1d_i64 offset = i >= 0 && i <= p.num_seqs ? vl_offset(p, i) : p.total;
+    const bool inside = j >= 1 && i <= p.num_seqs && offset < to;
+    if (j <= kVlListed + 1) cuts[j] = offset;
+    if (slots != nullptr && inside && j <= kVlListed) slots[j - 1] = i < p.num_seqs ? vl_history_slot(p, i) : -1;
+    c.n = __syncthreads_count(inside);
+    return c;
+}
+
+// vl_locate for a token t in [from + 1, to) of a vl_block_cuts listing, from the list
+// (a binary search of cu_seqlens when the list overflowed).
+CC1D_DEVICE VlPlace vl_locate_in_cuts(const cc1d_varlen_params& p, const VlCuts& c, const cc1d_i64* cuts, cc1d_i64 t) {
+    if (c.n > kVlListed) return vl_locate(p, t);
+    int j = 0;   // listed offsets <= t
+    while (j < c.n && cuts[j + 1] <= t) ++j;
+    const cc1d_i64 upto = c.first + j;   // all offsets <= t
+    VlPlace place;
+    place.s = upto >= 1 && upto <= p.num_seqs ? upto - 1 : -1;
+    place.start = place.s >= 0 ? cuts[j] : 0;
+    place.next = cuts[j + 1];
+    return place;
+}
+
 #if !CC1D_CHANNEL_LAST
 // ---- phase 0, channel-first: block = (channel d, tile of tokens) ----
 
 constexpr int kVlHalo = (CC1D_K + CC1D_VEC - 1) / CC1D_VEC;
 constexpr int kVlHaloElems = kVlHalo * CC1D_VEC;
-constexpr int kVlMaxListedStarts = 32;   // sequence starts a tile lists (more: each vector searches)
-
-// The sequences starting in (from, to), ascending: their starts and history slots
-// (vl_history_slot, looked up here once per block), the first kVlMaxListedStarts of them
-// stored. Returns how many there are (stored or not).
-CC1D_DEVICE int vl_list_starts(const cc1d_varlen_params& p, cc1d_i64 from, cc1d_i64 to, cc1d_i64* starts,
-                               cc1d_i64* slots) {
-    if (p.num_seqs <= 0) return 0;
-    cc1d_i64 first = 0;   // the first sequence starting after `from`
-    if (from >= vl_offset(p, 0)) {
-        const cc1d_i64 s = vl_sequence_of(p, from);
-        first = s >= 0 ? s + 1 : p.num_seqs;
-    }
-    int n = 0;
-    for (cc1d_i64 i = first; i < p.num_seqs; ++i) {
-        const cc1d_i64 start = vl_offset(p, i);
-        if (start >= to) break;
-        if (n < kVlMaxListedStarts) {
-            starts[n] = start;
-            slots[n] = vl_history_slot(p, i);
-        }
-        ++n;
-    }
-    return n;
-}
 
 // After the vector at pos got the plain convolution: rewrites its tokens outside every
 // sequence (0) and those within K tokens after a listed start, whose windows reach into
@@ -247,12 +292,11 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
     if (tile_start >= total) return;   // the extra tile the launcher adds for the lead
 
     // Outputs differ from the plain convolution only within K tokens after a sequence
-    // start and outside [cu[0], cu[N]). Thread 0 lists the starts cu[0..N-1] in
-    // (tile_start - K, tile_end), with their history slots, once per block, while the tile's
-    // loads are in flight; each vector then tests that short list.
-    __shared__ cc1d_i64 s_starts[kVlMaxListedStarts];
-    __shared__ cc1d_i64 s_slots[kVlMaxListedStarts];
-    __shared__ int s_start_count;
+    // start and outside [cu[0], cu[N]). The block lists the offsets in
+    // (tile_start - K, tile_end), with their history slots, while the tile's loads are in
+    // flight; each vector then tests that short list.
+    __shared__ cc1d_i64 s_cuts[kVlListed + 2];
+    __shared__ cc1d_i64 s_slots[kVlListed];
     const cc1d_i64 tile_end = tile_start + tile_vecs * CC1D_VEC < total ? tile_start + tile_vecs * CC1D_VEC : total;
     cc1d_vec16 v[CC1D_FWD_CF_ILP(sizeof(x_t))];
     if (vector_ok) {
@@ -262,7 +306,18 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
             v[i] = pos < total ? cc1d_v16_load(xrow, 1, pos, total, pos >= 0 && pos + CC1D_VEC <= total) : cc1d_v16_zero();
         }
     }
-    if (tid == 0) s_start_count = vl_list_starts(p, tile_start - CC1D_K, tile_end, s_starts, s_slots);
+    float w[CC1D_WIDTH];
+#pragma unroll
+    for (int k = 0; k < CC1D_WIDTH; ++k) w[k] = cc1d_load_float<w_t>(p.weight, d * p.w_stride_d + k * p.w_stride_k);
+    float bias = 0.0f;
+#if CC1D_HAS_BIAS
+    bias = cc1d_load_float<w_t>(p.bias, d * p.bias_stride);
+#endif
+    const cc1d_i64 seq_begin = p.num_seqs > 0 ? vl_offset(p, 0) : 0, seq_end = p.num_seqs > 0 ? vl_offset(p, p.num_seqs) : 0;
+    // Offsets in range (the starts, and cu[N] with slot -1, which the fix-up skips).
+    const int listed = vl_block_cuts(p, tile_start - CC1D_K, tile_end, s_cuts, s_slots).n;
+    const cc1d_i64* s_starts = s_cuts + 1;
+
     if (vector_ok) {
 #pragma unroll
         for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) cc1d_v16_store_aligned(&vl_smem[kVlHalo + tid + i * nthreads], v[i]);
@@ -279,18 +334,8 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
         const cc1d_i64 pos = tile_start - (cc1d_i64)(kVlHalo - h) * CC1D_VEC;   // before the tile: < total
         cc1d_v16_store_aligned(&vl_smem[h], cc1d_v16_load(xrow, p.x_stride_l, pos, total, vector_ok && pos >= 0));
     }
-
-    float w[CC1D_WIDTH];
-#pragma unroll
-    for (int k = 0; k < CC1D_WIDTH; ++k) w[k] = cc1d_load_float<w_t>(p.weight, d * p.w_stride_d + k * p.w_stride_k);
-    float bias = 0.0f;
-#if CC1D_HAS_BIAS
-    bias = cc1d_load_float<w_t>(p.bias, d * p.bias_stride);
-#endif
-    const cc1d_i64 seq_begin = p.num_seqs > 0 ? vl_offset(p, 0) : 0, seq_end = p.num_seqs > 0 ? vl_offset(p, p.num_seqs) : 0;
     const x_t* tile_x = reinterpret_cast<const x_t*>(vl_smem) + kVlHaloElems;   // token q at tile_x[q - tile_start]
     __syncthreads();
-    const int listed = s_start_count;
 
 #pragma unroll
     for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) {
@@ -327,7 +372,7 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
                        cc1d_v16_from_floats(ys));
 
         bool plain = pos - CC1D_K >= seq_begin && pos + CC1D_VEC <= seq_end;
-        if (listed <= kVlMaxListedStarts) {
+        if (listed <= kVlListed) {
             for (int k = 0; k < listed; ++k) {
                 const cc1d_i64 start = s_starts[k];
                 if (start > pos - CC1D_K && start < pos + CC1D_VEC) plain = false;
@@ -360,13 +405,14 @@ constexpr int kVlStores = kVlRows * kVlRowVecs / CC1D_FWD_CL_THREADS;
 constexpr int kVlInElems = kVlInVecs * CC1D_VEC;
 
 // The tile's input rows t0-K .. t0+rows-1 (zeros outside [0, total) and past D; channels
-// adjacent): 16-byte vectors with every load issued before the first shared store when
-// the whole tile is vectorizable, else element by element (as fwd_channel_last.cu).
-CC1D_DEVICE void vl_load_tile(const cc1d_varlen_params& p, cc1d_i64 t0, cc1d_i64 c0, bool vector_tile,
-                              cc1d_vec16* s_in) {
+// adjacent), in two steps so the block can work while the loads are in flight: when the
+// whole tile is vectorizable, vl_issue_tile_loads issues every 16-byte load into v and
+// vl_park_tile stores them to shared memory; otherwise the first moves the tile element by
+// element (as fwd_channel_last.cu) and the second does nothing.
+CC1D_DEVICE void vl_issue_tile_loads(const cc1d_varlen_params& p, cc1d_i64 t0, cc1d_i64 c0, bool vector_tile,
+                                     cc1d_vec16 (&v)[kVlLoads], cc1d_vec16* s_in) {
     const x_t* x = reinterpret_cast<const x_t*>(p.x) + c0;
     if (vector_tile) {
-        cc1d_vec16 v[kVlLoads];
 #pragma unroll
         for (int m = 0; m < kVlLoads; ++m) {
             const int i = threadIdx.x + m * CC1D_FWD_CL_THREADS;
@@ -374,11 +420,6 @@ CC1D_DEVICE void vl_load_tile(const cc1d_varlen_params& p, cc1d_i64 t0, cc1d_i64
             const cc1d_i64 t = t0 - CC1D_K + row;
             v[m] = i < kVlInVecs && t >= 0 && t < p.total ? cc1d_v16_load_aligned(x + t * p.x_stride_l + col * CC1D_VEC)
                                                           : cc1d_v16_zero();
-        }
-#pragma unroll
-        for (int m = 0; m < kVlLoads; ++m) {
-            const int i = threadIdx.x + m * CC1D_FWD_CL_THREADS;
-            if (i < kVlInVecs) cc1d_v16_store_aligned(&s_in[i], v[m]);
         }
     } else {
         x_t* elems = reinterpret_cast<x_t*>(s_in);
@@ -388,6 +429,14 @@ CC1D_DEVICE void vl_load_tile(const cc1d_varlen_params& p, cc1d_i64 t0, cc1d_i64
             const cc1d_i64 t = t0 - CC1D_K + row;
             elems[e] = t >= 0 && t < p.total && c0 + c < p.dim ? x[t * p.x_stride_l + c] : cc1d_of_bits<x_t>(0u);
         }
+    }
+}
+CC1D_DEVICE void vl_park_tile(bool vector_tile, const cc1d_vec16 (&v)[kVlLoads], cc1d_vec16* s_in) {
+    if (!vector_tile) return;
+#pragma unroll
+    for (int m = 0; m < kVlLoads; ++m) {
+        const int i = threadIdx.x + m * CC1D_FWD_CL_THREADS;
+        if (i < kVlInVecs) cc1d_v16_store_aligned(&s_in[i], v[m]);
     }
 }
 
@@ -440,7 +489,8 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
     const cc1d_i64 c0 = (cc1d_i64)(block - tile * groups) * kVlChannels, t0 = (cc1d_i64)tile * kVlRows;
 
     const bool vector_tile = p.vector_ok && c0 + kVlChannels <= p.dim;
-    vl_load_tile(p, t0, c0, vector_tile, s_in);
+    cc1d_vec16 loads[kVlLoads];
+    vl_issue_tile_loads(p, t0, c0, vector_tile, loads, s_in);
 
     const int lane_channel = tid % kVlChannels, segment = tid / kVlChannels;
     const cc1d_i64 d = c0 + lane_channel;
@@ -453,10 +503,14 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
 #if CC1D_HAS_BIAS
     if (has_channel) bias = cc1d_load_float<w_t>(p.bias, d * p.bias_stride);
 #endif
-    // This thread's steps and the sequence holding the first of them.
+    // The tile's sequence boundaries, listed by the block while its loads are in flight;
+    // this thread's steps, and the sequence holding the first of them.
+    __shared__ cc1d_i64 s_cuts[kVlListed + 2];
+    const VlCuts cuts = vl_block_cuts(p, t0 - 1, t0 + kVlRows, s_cuts, nullptr);
     const int first = segment * kVlSteps;
     const cc1d_i64 t_first = t0 + first;
-    VlPlace place = vl_locate(p, t_first);
+    VlPlace place = vl_locate_in_cuts(p, cuts, s_cuts, t_first);
+    vl_park_tile(vector_tile, loads, s_in);
     __syncthreads();
 
     {
@@ -485,7 +539,7 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
                 if (t >= place.next && t < p.total) {
                     // Steps are one token apart, so t is the new sequence's first token and
                     // all K inputs before it come from that sequence's history.
-                    place = vl_locate(p, t);
+                    place = vl_locate_in_cuts(p, cuts, s_cuts, t);
                     if (place.s >= 0 && has_channel) {
                         const VlHistory history = vl_history(p, place.s, d);
 #pragma unroll

@@ -55,10 +55,13 @@ struct Run {
     std::int32_t pad_slot_id;
     std::int64_t long_sequence = 0;   // > 0: one more sequence of this length (several tiles)
     bool many_short = false;          // 60 more sequences of 1 to 9 tokens (dozens of starts per tile)
+                                      // and a run of 40 of 0 to 2 tokens (more than a tile lists)
+    std::int64_t gap = 0;             // tokens before cu[0] and after cu[N], in no sequence (out 0)
     std::string name() const {
         const char* modes[] = {"cache_indices with pads", "slot i", "no has_initial_state"};
-        return fmt::format("D={} S={} {} x[{}] out[{}] states[{}] pad_slot_id={}", D, S, modes[static_cast<int>(mode)],
-                           describe(x_view), describe(out_view), describe(state_view), pad_slot_id);
+        return fmt::format("D={} S={} {} x[{}] out[{}] states[{}] pad_slot_id={} gap={}", D, S,
+                           modes[static_cast<int>(mode)], describe(x_view), describe(out_view), describe(state_view),
+                           pad_slot_id, gap);
     }
 };
 
@@ -71,7 +74,7 @@ std::vector<Run> runs_for(const VarlenVariant& v, std::size_t variant_index) {
         const std::int64_t D = std::vector<std::int64_t>{5, 67, 64}[static_cast<std::size_t>(i % 3)];
         const std::int64_t S = v.width - 1 + (k == 1 ? 2 : 0);
         runs.push_back({D, S, static_cast<SlotMode>(k), view_kind(i, cl), view_kind(i + 1, cl),
-                        view_kind(i + 2, i % 4 == 3), k == 0 && i % 2 ? 123456 : -1});
+                        view_kind(i + 2, i % 4 == 3), k == 0 && i % 2 ? 123456 : -1, 0, false, i % 3 == 1 ? 5 : 0});
     }
     return runs;
 }
@@ -83,6 +86,13 @@ std::vector<std::int64_t> sequence_lengths(int width, std::int64_t long_sequence
         lengths.push_back(std::uniform_int_distribution<std::int64_t>(1, 9)(rng));
     for (int extra = 0; extra < 3; ++extra) lengths.push_back(std::uniform_int_distribution<std::int64_t>(1, 300)(rng));
     std::shuffle(lengths.begin(), lengths.end(), rng);
+    if (many_short) {
+        // Together, so that one tile holds more sequence boundaries than it lists.
+        std::vector<std::int64_t> run(40);
+        for (auto& n : run) n = std::uniform_int_distribution<std::int64_t>(0, 2)(rng);
+        const auto at = std::uniform_int_distribution<std::size_t>(0, lengths.size())(rng);
+        lengths.insert(lengths.begin() + static_cast<std::ptrdiff_t>(at), run.begin(), run.end());
+    }
     return lengths;
 }
 
@@ -93,7 +103,7 @@ struct VarlenTensors {
 
     VarlenTensors(const VarlenVariant& v, const Run& r, std::mt19937& rng)
         : lengths(sequence_lengths(v.width, r.long_sequence, r.many_short, rng)),
-          total(std::accumulate(lengths.begin(), lengths.end(), std::int64_t{0})),
+          total(std::accumulate(lengths.begin(), lengths.end(), std::int64_t{0}) + 2 * r.gap),
           slots(static_cast<std::int64_t>(lengths.size()) + 2),
           cu(DType::int32, {static_cast<std::int64_t>(lengths.size()) + 1}),
           x(v.dtypes.x, {r.D, total}, r.x_view),
@@ -103,7 +113,7 @@ struct VarlenTensors {
           states(v.dtypes.x, {slots, r.D, std::max<std::int64_t>(r.S, 1)}, r.state_view),
           cache_indices(DType::int32, {static_cast<std::int64_t>(lengths.size())}),
           has_initial(DType::int32, {static_cast<std::int64_t>(lengths.size())}) {
-        std::vector<std::int32_t> offsets = {0};
+        std::vector<std::int32_t> offsets = {static_cast<std::int32_t>(r.gap)};
         for (auto n : lengths) offsets.push_back(offsets.back() + static_cast<std::int32_t>(n));
         cu.fill_int(offsets);
         for (TestTensor* t : {&x, &weight, &bias, &states}) t->fill_random(rng);
@@ -180,8 +190,25 @@ TEST_CASE("varlen: long packed rows of odd length, split at each row's own 16-by
             VarlenVariant v{Layout::channel_first, 4, {x, x}, Activation::silu, true, true};
             const ViewOptions x_view = views == 2 ? view_kind(2, false) : ViewOptions{};
             const ViewOptions out_view = views == 1 ? view_kind(3, false) : ViewOptions{};
-            const Run r{37, 3, SlotMode::indexed_with_pads, x_view, out_view, ViewOptions{}, -1, 9001, views == 1};
+            const Run r{37, 3, SlotMode::indexed_with_pads, x_view, out_view, ViewOptions{}, -1, 9001, views == 1,
+                        views == 2 ? 70 : 0};
             const std::uint32_t seed = case_seed(43, index++);
+            INFO(v.name(), " | ", r.name(), " | seed ", seed);
+            run_varlen_case(v, r, seed);
+        }
+}
+
+TEST_CASE("varlen: channel-last tiles crossing dozens of sequences, tokens outside every sequence") {
+    // A run of 40 sequences of 0 to 2 tokens puts more boundaries in one tile than a tile
+    // lists (those tokens look their sequence up one by one); gap tokens before cu[0] and
+    // after cu[N] belong to no sequence and must come out 0.
+    std::uint64_t index = 0;
+    for (DType x : {DType::fp32, DType::bf16})
+        for (int mode = 0; mode < 3; ++mode) {
+            VarlenVariant v{Layout::channel_last, mode == 2 ? 2 : 4, {x, x}, Activation::silu, true, true};
+            const Run r{72, 3, static_cast<SlotMode>(mode), view_kind(mode, true), view_kind(mode + 1, true),
+                        ViewOptions{}, -1, mode == 1 ? 700 : 0, true, mode == 0 ? 0 : 9};
+            const std::uint32_t seed = case_seed(44, index++);
             INFO(v.name(), " | ", r.name(), " | seed ", seed);
             run_varlen_case(v, r, seed);
         }

@@ -75,8 +75,10 @@ void varlen_forward(Launcher& launcher, const Variant& variant, const VarlenForw
         const std::int64_t tile_len = std::int64_t(threads) * ilp * vec;
         p.vector_ok = util::unit_stride(args.x, 1) && util::unit_stride(args.out, 1);
         // With vectors, a row's tiles start up to vec - 1 elements before its first token
-        // (at the row's first 16-byte boundary): one more tile may be needed.
-        p.tiles = util::ceil_div(p.total + (p.vector_ok ? vec - 1 : 0), tile_len);
+        // (at the row's first 16-byte boundary): one more tile may be needed, unless every
+        // row starts on a boundary.
+        const bool lead_possible = p.vector_ok && !util::rows_vectorizable(args.x, 1);
+        p.tiles = util::ceil_div(p.total + (lead_possible ? vec - 1 : 0), tile_len);
         p.chunk_len = tile_len;
         block.x = static_cast<unsigned>(threads);
         blocks = p.dim * p.tiles;
