@@ -137,21 +137,24 @@ CC1D_DEVICE void vl_write_states(const cc1d_varlen_params& p) {
 constexpr int kVlListed = 30;   // boundaries a block keeps (more: its tokens search one by one);
                                 // kVlListed + 2 <= 32, the smallest block, so a round lists them all
 
-// How many of the offsets cu[0..N] are <= t (block-wide; the offsets ascend).
+// How many of the offsets cu[0..N] are <= t (block-wide; the offsets ascend). 32-bit
+// indices (N + 1 int32 offsets fit) and no division in the usual one-round case: this
+// runs in every block, and a 64-bit division alone costs about as many instructions as
+// a thread's share of the convolution.
 CC1D_DEVICE cc1d_i64 vl_block_count_upto(const cc1d_varlen_params& p, cc1d_i64 t) {
-    const cc1d_i64 nthreads = blockDim.x;
-    cc1d_i64 lo = 0, hi = p.num_seqs + 1;   // the answer lies in [lo, hi]
-    while (lo < hi) {                       // (the same values in every thread)
-        const cc1d_i64 step = (hi - lo + nthreads - 1) / nthreads;
-        const cc1d_i64 i = lo + (cc1d_i64)threadIdx.x * step;
+    const unsigned int nthreads = blockDim.x;
+    unsigned int lo = 0, hi = (unsigned int)p.num_seqs + 1u;   // the answer lies in [lo, hi]
+    while (lo < hi) {                                           // (the same values in every thread)
+        const unsigned int n = hi - lo, step = n <= nthreads ? 1u : (n + nthreads - 1u) / nthreads;
+        const unsigned int i = lo + threadIdx.x * step;
         // Samples lo, lo + step, ... below hi: the first `upto` of them are <= t.
-        const int upto = __syncthreads_count(i < hi && vl_offset(p, i) <= t);
+        const unsigned int upto = (unsigned int)__syncthreads_count(i < hi && vl_offset(p, i) <= t);
         if (upto == 0) {
             hi = lo;
         } else {
-            const cc1d_i64 last = lo + (cc1d_i64)(upto - 1) * step;
+            const unsigned int last = lo + (upto - 1u) * step;
             if (last + step < hi) hi = last + step;
-            lo = last + 1;
+            lo = last + 1u;
         }
     }
     return lo;
