@@ -84,13 +84,11 @@ CC1D_DEVICE VlHistory vl_history(const cc1d_varlen_params& p, cc1d_i64 s, cc1d_i
     return vl_history_in_slot(p, vl_history_slot(p, s), d);
 }
 
-// Output at token t of sequence s (first token `start`), channel d, for a token within K
-// of its sequence start: terms before the start read the history, the others x, here
-// tile_x[q - tile_start] (shared memory).
-CC1D_DEVICE float vl_output_near_start(const cc1d_varlen_params& p, const float (&w)[CC1D_WIDTH], float bias,
-                                       cc1d_i64 s, cc1d_i64 start, cc1d_i64 t, cc1d_i64 d, const x_t* tile_x,
-                                       cc1d_i64 tile_start) {
-    const VlHistory history = vl_history(p, s, d);
+// Output at token t, channel d, of the sequence starting at `start` (history: its K
+// values before the start), for a token within K of the start: terms before the start
+// read the history, the others x, here tile_x[q - tile_start] (shared memory).
+CC1D_DEVICE float vl_output_near_start(const float (&w)[CC1D_WIDTH], float bias, const VlHistory& history,
+                                       cc1d_i64 start, cc1d_i64 t, const x_t* tile_x, cc1d_i64 tile_start) {
     float z = bias;
 #pragma unroll
     for (int k = 0; k <= CC1D_K; ++k) {
@@ -205,55 +203,25 @@ CC1D_DEVICE VlPlace vl_locate_in_cuts(const cc1d_varlen_params& p, const VlCuts&
 constexpr int kVlHalo = (CC1D_K + CC1D_VEC - 1) / CC1D_VEC;
 constexpr int kVlHaloElems = kVlHalo * CC1D_VEC;
 
-// After the vector at pos got the plain convolution: rewrites its tokens outside every
-// sequence (0) and those within K tokens after a listed start, whose windows reach into
-// the sequence's history (its slot's K entries, loaded at once, or zeros). Between two
-// starts, tokens K or more after the first see only their own sequence, as the plain
-// convolution assumed.
-CC1D_DEVICE void vl_fix_near_starts(const cc1d_varlen_params& p, const float (&w)[CC1D_WIDTH], float bias, cc1d_i64 d,
-                                    cc1d_i64 pos, cc1d_i64 seq_begin, cc1d_i64 seq_end, const cc1d_i64* starts,
-                                    const cc1d_i64* slots, int listed, const x_t* tile_x, cc1d_i64 tile_start,
-                                    x_t* orow) {
-#pragma unroll 1
-    for (int e = 0; e < CC1D_VEC; ++e) {
-        const cc1d_i64 t = pos + e;
-        if (t >= 0 && t < p.total && (t < seq_begin || t >= seq_end)) orow[t * p.out_stride_l] = cc1d_to_x(0.0f);
-    }
-#pragma unroll 1
-    for (int k = 0; k < listed; ++k) {
-        const cc1d_i64 start = starts[k];
-        if (start <= pos - CC1D_K || start >= pos + CC1D_VEC) continue;
-        cc1d_i64 stop = start + CC1D_K;   // from here on the window lies inside the sequence
-        if (k + 1 < listed && starts[k + 1] < stop) stop = starts[k + 1];   // (an empty sequence: none)
-        if (stop > seq_end) stop = seq_end;
-        if (stop > pos + CC1D_VEC) stop = pos + CC1D_VEC;
-#if CC1D_HAS_INITIAL_STATES
-        float history[CC1D_K > 0 ? CC1D_K : 1];
-        const VlHistory h = vl_history_in_slot(p, slots[k], d);
-#pragma unroll
-        for (int i = 0; i < CC1D_K; ++i) history[i] = cc1d_to_float(h.at(i));
-        // Token start + j: its term i reads x at start + j - K + i, which is the history's
-        // entry j + i while j + i < K (compile-time indices: the history stays in registers).
-#pragma unroll
-        for (int j = 0; j < CC1D_K; ++j) {
-            const cc1d_i64 t = start + j;
-            if (t < pos || t >= stop) continue;
-            float z = bias;
-#pragma unroll
-            for (int i = 0; i <= CC1D_K; ++i) {
-                const int m = j + i;   // (the modulo only matters in dead code)
-                z = fmaf(w[i], m >= CC1D_K ? cc1d_to_float(tile_x[t - CC1D_K + i - tile_start]) : history[m % CC1D_K], z);
-            }
-            orow[t * p.out_stride_l] = cc1d_to_x(cc1d_activate_fast(z));
-        }
-#else
-        // No history (zeros): a rolled loop, so this path costs the plain one no registers
-        // (unrolled, it took the kernel from 38 to 44 registers and 12 to 10 blocks per SM).
-        (void)slots;
-#pragma unroll 1
-        for (cc1d_i64 t = start > pos ? start : pos; t < stop; ++t)
-            orow[t * p.out_stride_l] = cc1d_to_x(vl_output_near_start(p, w, bias, -1, start, t, d, tile_x, tile_start));
-#endif
+// Once every vector of the tile holds the plain convolution (after a barrier): rewrites
+// the tokens within K after each listed start, whose windows reach back into the
+// sequence's history (its slot's K entries, or zeros). Work item r of the block is token
+// r % K after start r / K, so the few rewrites run side by side, one per thread, instead
+// of one thread's serial loop holding up its warp. Between two starts, tokens K or more
+// after the first see only their own sequence, as the plain convolution assumed.
+CC1D_DEVICE void vl_fix_after_starts(const cc1d_varlen_params& p, const float (&w)[CC1D_WIDTH], float bias,
+                                     cc1d_i64 d, cc1d_i64 seq_end, const cc1d_i64* starts, const cc1d_i64* slots,
+                                     int listed, const x_t* tile_x, cc1d_i64 tile_start, cc1d_i64 tile_end,
+                                     x_t* orow) {
+    constexpr int kPerStart = CC1D_K > 0 ? CC1D_K : 1;
+    for (int r = threadIdx.x; r < listed * CC1D_K; r += blockDim.x) {
+        const int k = r / kPerStart;
+        const cc1d_i64 start = starts[k], t = start + (r - k * kPerStart);
+        // Outside this tile, past every sequence (cu[N] is listed too), or in a later
+        // sequence (the one before was shorter than K): not this item's token.
+        if (t < tile_start || t >= tile_end || t >= seq_end || (k + 1 < listed && t >= starts[k + 1])) continue;
+        const float y = vl_output_near_start(w, bias, vl_history_in_slot(p, slots[k], d), start, t, tile_x, tile_start);
+        orow[t * p.out_stride_l] = cc1d_to_x(y);
     }
 }
 
@@ -267,7 +235,8 @@ CC1D_DEVICE void vl_search_each_token(const cc1d_varlen_params& p, const float (
         if (t >= p.total) break;
         if (t < 0) continue;   // before the row (the first vector of a leading tile)
         const cc1d_i64 s = vl_sequence_of(p, t);
-        const float y = s < 0 ? 0.0f : vl_output_near_start(p, w, bias, s, vl_offset(p, s), t, d, tile_x, tile_start);
+        const float y =
+            s < 0 ? 0.0f : vl_output_near_start(w, bias, vl_history(p, s, d), vl_offset(p, s), t, tile_x, tile_start);
         orow[t * p.out_stride_l] = cc1d_to_x(y);
     }
 }
@@ -297,7 +266,7 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
     // Outputs differ from the plain convolution only within K tokens after a sequence
     // start and outside [cu[0], cu[N]). The block lists the offsets in
     // (tile_start - K, tile_end), with their history slots, while the tile's loads are in
-    // flight; each vector then tests that short list.
+    // flight.
     __shared__ cc1d_i64 s_cuts[kVlListed + 2];
     __shared__ cc1d_i64 s_slots[kVlListed];
     const cc1d_i64 tile_end = tile_start + tile_vecs * CC1D_VEC < total ? tile_start + tile_vecs * CC1D_VEC : total;
@@ -359,10 +328,8 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
 #pragma unroll
         for (int e = 0; e < CC1D_VEC; ++e) win[CC1D_K + e] = cc1d_v16_float(own, e);
 
-        // Every vector first gets the plain convolution; the few tokens whose answer
-        // differs (near a listed start, or outside every sequence) are then rewritten
-        // one by one by the same thread. Branching instead would make a whole warp run
-        // the token-by-token path for one vector in it.
+        // Every vector gets the plain convolution, with 0 for tokens outside every
+        // sequence; the few tokens within K after a start are rewritten afterwards.
         float ys[CC1D_VEC];
 #pragma unroll
         for (int e = 0; e < CC1D_VEC; ++e) {
@@ -371,25 +338,28 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
             for (int k = 0; k <= CC1D_K; ++k) z = fmaf(w[k], win[e + k], z);
             ys[e] = cc1d_activate_fast(z);
         }
+        if (pos < seq_begin || pos + CC1D_VEC > seq_end) {
+#pragma unroll
+            for (int e = 0; e < CC1D_VEC; ++e)
+                if (pos + e < seq_begin || pos + e >= seq_end) ys[e] = 0.0f;
+        }
         cc1d_v16_store(orow, p.out_stride_l, pos, total, out_vectors && pos >= 0 && pos + CC1D_VEC <= total,
                        cc1d_v16_from_floats(ys));
 
-        bool plain = pos - CC1D_K >= seq_begin && pos + CC1D_VEC <= seq_end;
-        if (listed <= kVlListed) {
-            for (int k = 0; k < listed; ++k) {
-                const cc1d_i64 start = s_starts[k];
-                if (start > pos - CC1D_K && start < pos + CC1D_VEC) plain = false;
-            }
-            if (!plain) vl_fix_near_starts(p, w, bias, d, pos, seq_begin, seq_end, s_starts, s_slots, listed, tile_x,
-                                           tile_start, orow);
-        } else {
-            // Too many starts in one tile to list: each token of a vector near one searches.
+        if (listed > kVlListed) {
+            // Too many starts in the tile to list: each token of a vector near one searches
+            // (the same thread, so its stores follow the plain ones).
+            bool plain = pos - CC1D_K >= seq_begin && pos + CC1D_VEC <= seq_end;
             if (plain) {
                 const cc1d_i64 s_last = vl_sequence_of(p, pos + CC1D_VEC - 1);
                 plain = s_last >= 0 && vl_offset(p, s_last) <= pos - CC1D_K;
             }
             if (!plain) vl_search_each_token(p, w, bias, d, pos, tile_x, tile_start, orow);
         }
+    }
+    if (listed > 0 && listed <= kVlListed) {   // (the same in every thread)
+        __syncthreads();   // other threads' plain stores of the tokens rewritten here come first
+        vl_fix_after_starts(p, w, bias, d, seq_end, s_starts, s_slots, listed, tile_x, tile_start, tile_end, orow);
     }
 }
 
