@@ -9,6 +9,8 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <memory>
+
 #include "reference/reference.hpp"
 #include "support/case_inputs.hpp"
 #include "support/covering.hpp"
@@ -120,10 +122,22 @@ std::vector<double> plus(const std::vector<double>& prior, const std::vector<dou
     return sum;
 }
 
-void run_backward_case(const BackwardVariant& v, const Run& r, std::uint32_t seed) {
+// caller_workspace: the call brings its own workspace, workspace_bytes exactly what
+// backward_workspace_size asks for, random contents (the zeroing and reduce launches must
+// not rely on them).
+void run_backward_case(const BackwardVariant& v, const Run& r, std::uint32_t seed, bool caller_workspace = false) {
     std::mt19937 rng(seed);
     BackwardTensors t(v, r, rng);
-    if (!call_ok([&] { runtime().backward(t.args(v, r, true)); })) return;
+    BackwardArgs args = t.args(v, r, true);
+    std::unique_ptr<TestTensor> workspace;
+    if (caller_workspace) {
+        const std::size_t bytes = runtime().backward_workspace_size(args);
+        workspace = std::make_unique<TestTensor>(DType::fp32, std::vector<std::int64_t>{static_cast<std::int64_t>(bytes / 4 + 1)});
+        workspace->fill_random(rng);
+        args.workspace = workspace->device_view().mutable_data();
+        args.workspace_bytes = bytes;
+    }
+    if (!call_ok([&] { runtime().backward(args); })) return;
     const auto want = reference::backward(t.args(v, r, false));
     const auto tol = reference::tolerance_for(v.dtypes.x);
     const auto reduction = reduction_tolerance_in(t.dweight.dtype(), r.B * r.L);
@@ -173,4 +187,21 @@ TEST_CASE("backward: many rows feeding one dweight (large B·L reduction)") {
             INFO(v.name(), " | ", r.name(), " | seed ", seed);
             run_backward_case(v, r, seed);
         }
+}
+
+TEST_CASE("backward: a caller's workspace of the queried size, random contents before the call") {
+    std::uint64_t index = 0;
+    for (Layout layout : {Layout::channel_first, Layout::channel_last})
+        for (bool deterministic : {true, false})
+            for (bool dweight_fp32 : {true, false}) {
+                const bool cl = layout == Layout::channel_last;
+                const int i = static_cast<int>(index);
+                BackwardVariant v{layout, {DType::bf16, DType::bf16}, 4, Activation::silu, true, false, false, false, deterministic};
+                // 9 rows of 1031 steps and 67 or 300 channels: several parts per channel group.
+                const Run r{9, i % 2 == 0 ? 67 : 300, 1031, view_kind(i, cl), view_kind(i + 1, cl), view_kind(i + 2, cl),
+                            view_kind(0, false), dweight_fp32, i % 3 == 1, false};
+                const std::uint32_t seed = case_seed(14, index++);
+                INFO(v.name(), " | ", r.name(), " | seed ", seed);
+                run_backward_case(v, r, seed, true);
+            }
 }
