@@ -268,25 +268,56 @@ CC1D_DEVICE void cc1d_bwd_emit(const cc1d_bwd_params& p, cc1d_i64 part, cc1d_i64
 #endif
 }
 
-// The reduce kernel: one thread per (d, k) of the [dim][CC1D_BWD_SUMS] sums.
+// The reduce kernel, for CC1D_REDUCE_THREADS / reduce_slices consecutive (d, k) of the
+// [dim][CC1D_BWD_SUMS] sums per block. Zeroing (one slice): a thread clears one. Summing:
+// the rows 0 .. parts-1 split into reduce_slices runs of consecutive rows; a thread sums
+// its column's run in row order with CC1D_REDUCE_BATCH loads in flight, then the first
+// slice adds the runs' sums in run order. The order depends only on `parts` (the
+// launcher picks the slices from it), so every run gives the same bits; with one slice it
+// is plain row order. A single thread walking 64 rows cost 10 us on an H100 (a load
+// latency per few rows); split into 8 runs, one latency or two.
 CC1D_DEVICE void cc1d_bwd_reduce(const cc1d_bwd_params& p) {
+    // Dynamic: the launcher gives CC1D_REDUCE_THREADS floats only when reduce_slices > 1,
+    // so the one-slice launches (zeroing, a few rows) keep the kernel without shared memory.
+    extern __shared__ float cc1d_reduce_runs[];
     const cc1d_i64 n = p.dim * CC1D_BWD_SUMS;
-    const cc1d_i64 i = (cc1d_i64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
+    const int columns = (int)blockDim.x / p.reduce_slices;
+    const int column = (int)threadIdx.x % columns, slice = (int)threadIdx.x / columns;
+    const cc1d_i64 i = (cc1d_i64)blockIdx.x * columns + column;
     const cc1d_i64 d = i / CC1D_BWD_SUMS;
     const int k = (int)(i - d * CC1D_BWD_SUMS);
-#if !CC1D_HAS_BIAS
-    if (k == CC1D_WIDTH) return;
-#endif
     if (p.reduce_mode == CC1D_REDUCE_ZERO) {
+        if (i >= n) return;
+#if !CC1D_HAS_BIAS
+        if (k == CC1D_WIDTH) return;
+#endif
         if (p.dw_mode == CC1D_DW_ATOMIC_DIRECT) cc1d_bwd_write_dw(p, d, k, 0.0f, false);
         else p.partials[i] = 0.0f;
         return;
     }
-    // Rows in index order, one add at a time: the same bits on every run.
+    const cc1d_i64 per_slice = (p.parts + p.reduce_slices - 1) / p.reduce_slices;
+    const cc1d_i64 first = slice * per_slice, last = first + per_slice < p.parts ? first + per_slice : p.parts;
     float sum = 0.0f;
-#pragma unroll 4
-    for (cc1d_i64 part = 0; part < p.parts; ++part) sum += p.partials[part * n + i];
+    if (i < n) {
+        for (cc1d_i64 r0 = first; r0 < last; r0 += CC1D_REDUCE_BATCH) {
+            float v[CC1D_REDUCE_BATCH];
+#pragma unroll
+            for (int b = 0; b < CC1D_REDUCE_BATCH; ++b) v[b] = r0 + b < last ? p.partials[(r0 + b) * n + i] : 0.0f;
+#pragma unroll
+            for (int b = 0; b < CC1D_REDUCE_BATCH; ++b)
+                if (r0 + b < last) sum += v[b];   // rows in order
+        }
+    }
+    if (p.reduce_slices > 1) {   // (the same in every thread)
+        cc1d_reduce_runs[threadIdx.x] = sum;
+        __syncthreads();
+        if (slice != 0) return;
+        for (int r = 1; r < p.reduce_slices; ++r) sum += cc1d_reduce_runs[r * columns + column];   // runs in order
+    }
+    if (i >= n) return;
+#if !CC1D_HAS_BIAS
+    if (k == CC1D_WIDTH) return;
+#endif
     cc1d_bwd_write_dw(p, d, k, sum, p.accumulate != 0);
 }
 

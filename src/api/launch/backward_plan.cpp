@@ -114,22 +114,35 @@ void run(Launcher& launcher, const Variant& variant, const BackwardArgs& args, c
 
     device::Dim3 reduce_block;
     reduce_block.x = CC1D_REDUCE_THREADS;
-    const device::Dim3 reduce_grid = util::flat_grid(util::ceil_div(p.dim * (variant.width + 1), CC1D_REDUCE_THREADS));
-    if (reduce_grid.y > 1)
-        fail(ErrorCode::unsupported, "backward: dim {} is too large for the dweight reduction (at most {})", p.dim,
-             (std::int64_t(1) << 24) * CC1D_REDUCE_THREADS / (variant.width + 1));
+    // The reduce kernel's grid: its blocks split the rows into `slices` runs when there are
+    // more than one batch of them (a power of two, so the slices divide the block).
+    auto reduce_grid = [&](int slices) {
+        const std::int64_t columns = CC1D_REDUCE_THREADS / slices;
+        const device::Dim3 grid = util::flat_grid(util::ceil_div(p.dim * (variant.width + 1), columns));
+        if (grid.y > 1)
+            fail(ErrorCode::unsupported, "backward: dim {} is too large for the dweight reduction (at most {})", p.dim,
+                 (std::int64_t(1) << 24) * columns / (variant.width + 1));
+        return grid;
+    };
+    int sum_slices = 1;
+    while (sum_slices < CC1D_REDUCE_MAX_SLICES && p.parts > std::int64_t(sum_slices) * CC1D_REDUCE_BATCH) sum_slices *= 2;
+    const device::Dim3 zero_grid = reduce_grid(1), sum_grid = reduce_grid(sum_slices);   // (before any launch)
 
     // The atomic targets start from zero; with accumulate the blocks add into the caller's
     // dweight/dbias directly, so only a partial row needs clearing then.
     if (mode == CC1D_DW_ATOMIC_PARTIAL || (mode == CC1D_DW_ATOMIC_DIRECT && !args.accumulate)) {
         p.reduce_mode = CC1D_REDUCE_ZERO;
-        launcher.launch(Kernel::reduce, reduce_grid, reduce_block, 0, &p, sizeof(p));
+        p.reduce_slices = 1;
+        launcher.launch(Kernel::reduce, zero_grid, reduce_block, 0, &p, sizeof(p));
     }
     p.reduce_mode = CC1D_REDUCE_SUM;
     launcher.launch(Kernel::main, util::flat_grid(plan.channel_groups * plan.parts), plan.block, plan.shared_bytes, &p,
                     sizeof(p));
-    if (mode == CC1D_DW_PARTIAL_ROWS || mode == CC1D_DW_ATOMIC_PARTIAL)
-        launcher.launch(Kernel::reduce, reduce_grid, reduce_block, 0, &p, sizeof(p));
+    if (mode == CC1D_DW_PARTIAL_ROWS || mode == CC1D_DW_ATOMIC_PARTIAL) {
+        p.reduce_slices = sum_slices;
+        const unsigned run_sums_bytes = sum_slices > 1 ? CC1D_REDUCE_THREADS * sizeof(float) : 0;
+        launcher.launch(Kernel::reduce, sum_grid, reduce_block, run_sums_bytes, &p, sizeof(p));
+    }
 }
 
 }  // namespace cc1d::launch::backward
