@@ -143,3 +143,22 @@ TEST_CASE("channel-first backward plan: the measured tile shapes") {
     CHECK(silu.block.x == 128);
     CHECK(silu.tiles == 1);
 }
+
+TEST_CASE("backward reduce: rows split into runs only past one batch, runs that divide the block") {
+    for (std::int64_t parts = 1; parts <= 1000; ++parts) {
+        CAPTURE(parts);
+        const int slices = backward::reduce_slices(parts);
+        CHECK(slices >= 1);
+        CHECK(slices <= CC1D_REDUCE_MAX_SLICES);
+        CHECK(CC1D_REDUCE_THREADS % slices == 0);
+        if (parts <= CC1D_REDUCE_BATCH) CHECK(slices == 1);   // one thread walks the rows, as ever
+        if (parts <= std::int64_t(CC1D_REDUCE_MAX_SLICES) * CC1D_REDUCE_BATCH) {
+            CHECK(parts <= std::int64_t(slices) * CC1D_REDUCE_BATCH);                          // a run is one batch
+            CHECK((slices == 1 || parts > std::int64_t(slices / 2) * CC1D_REDUCE_BATCH));      // the fewest runs
+        } else {
+            CHECK(slices == CC1D_REDUCE_MAX_SLICES);
+        }
+    }
+    CHECK(backward::reduce_slices(64) == 8);    // medium channel-last, 16-bit (measured)
+    CHECK(backward::reduce_slices(12) == 2);
+}

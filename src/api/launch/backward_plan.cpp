@@ -98,6 +98,12 @@ cc1d_bwd_params make_params(const Variant& variant, const BackwardArgs& args) {
     return p;
 }
 
+int reduce_slices(std::int64_t parts) {
+    int slices = 1;
+    while (slices < CC1D_REDUCE_MAX_SLICES && parts > std::int64_t(slices) * CC1D_REDUCE_BATCH) slices *= 2;
+    return slices;
+}
+
 void run(Launcher& launcher, const Variant& variant, const BackwardArgs& args, const Plan& plan, cc1d_bwd_params p) {
     if (plan.channel_groups == 0) return;   // dim == 0: nothing to compute or write
     const int mode = dw_mode(variant, args, plan);
@@ -124,8 +130,7 @@ void run(Launcher& launcher, const Variant& variant, const BackwardArgs& args, c
                  (std::int64_t(1) << 24) * columns / (variant.width + 1));
         return grid;
     };
-    int sum_slices = 1;
-    while (sum_slices < CC1D_REDUCE_MAX_SLICES && p.parts > std::int64_t(sum_slices) * CC1D_REDUCE_BATCH) sum_slices *= 2;
+    const int sum_slices = reduce_slices(p.parts);
     const device::Dim3 zero_grid = reduce_grid(1), sum_grid = reduce_grid(sum_slices);   // (before any launch)
 
     // The atomic targets start from zero; with accumulate the blocks add into the caller's

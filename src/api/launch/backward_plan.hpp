@@ -37,6 +37,11 @@ std::size_t workspace_bytes(const Variant& variant, const BackwardArgs& args, co
 // Pointers, shapes, strides and flags; the split and the modes are run()'s.
 cc1d_bwd_params make_params(const Variant& variant, const BackwardArgs& args);
 
+// Runs the reduce kernel splits `parts` rows into: 1 up to CC1D_REDUCE_BATCH rows, else
+// the fewest powers of two (at most CC1D_REDUCE_MAX_SLICES) that leave a run at most
+// CC1D_REDUCE_BATCH rows long. The result divides CC1D_REDUCE_THREADS.
+int reduce_slices(std::int64_t parts);
+
 // Zero (atomic target), main kernel, reduce: whichever the plan and variant need.
 void run(Launcher& launcher, const Variant& variant, const BackwardArgs& args, const Plan& plan, cc1d_bwd_params p);
 
