@@ -535,12 +535,7 @@ extern "C" __global__ void BF_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
     const cc1d_i64 d = block - part * p.dim;
 
     float w[CC1D_WIDTH];
-#pragma unroll
-    for (int k = 0; k < CC1D_WIDTH; ++k) w[k] = cc1d_load_float<w_t>(p.weight, d * p.w_stride_d + k * p.w_stride_k);
-    float bias = 0.0f;
-#if CC1D_HAS_BIAS
-    bias = cc1d_load_float<w_t>(p.bias, d * p.bias_stride);
-#endif
+    const float bias = cc1d_load_channel_taps(p, d, w);
 
     float dw[CC1D_WIDTH];
 #pragma unroll

@@ -384,6 +384,19 @@ CC1D_DEVICE unsigned int cc1d_pack_pair(float lo, float hi) {
 #endif
 }
 
+// Weights of channel d (one that exists) as fp32 into w; returns its bias (0 without one).
+// Any op's parameter block: they all name weight, bias and their strides alike.
+template <class Params>
+CC1D_DEVICE float cc1d_load_channel_taps(const Params& p, cc1d_i64 d, float (&w)[CC1D_WIDTH]) {
+#pragma unroll
+    for (int k = 0; k < CC1D_WIDTH; ++k) w[k] = cc1d_load_float<w_t>(p.weight, d * p.w_stride_d + k * p.w_stride_k);
+    float bias = 0.0f;
+#if CC1D_HAS_BIAS
+    bias = cc1d_load_float<w_t>(p.bias, d * p.bias_stride);
+#endif
+    return bias;
+}
+
 // Forward weights and bias of channels first .. first + N - 1 as fp32 (zeros past D).
 template <int N>
 CC1D_DEVICE void cc1d_load_channel_weights(const cc1d_fwd_params& p, cc1d_i64 first, float (&w)[N][CC1D_WIDTH],

@@ -106,12 +106,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CF_THREADS) CC1D_ENTRY(cc1
 #endif
 
     float w[CC1D_WIDTH];
-#pragma unroll
-    for (int k = 0; k < CC1D_WIDTH; ++k) w[k] = cc1d_load_float<w_t>(p.weight, d * p.w_stride_d + k * p.w_stride_k);
-    float bias = 0.0f;
-#if CC1D_HAS_BIAS
-    bias = cc1d_load_float<w_t>(p.bias, d * p.bias_stride);
-#endif
+    const float bias = cc1d_load_channel_taps(p, d, w);
     __syncthreads();
 
     // ---- 2. final_states: the last tile holds x̃[L-K .. L-1] in shared memory (raw bits) ----

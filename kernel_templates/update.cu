@@ -38,12 +38,7 @@ CC1D_DEVICE void upd_channel(const cc1d_update_params& p, cc1d_i64 d, const UpdC
                              const x_t* x, cc1d_i64 xs, x_t* out, cc1d_i64 os) {
     const int S = (int)p.state_len, T = (int)p.seqlen;
     float w[CC1D_WIDTH];
-#pragma unroll
-    for (int k = 0; k < CC1D_WIDTH; ++k) w[k] = cc1d_load_float<w_t>(p.weight, d * p.w_stride_d + k * p.w_stride_k);
-    float bias = 0.0f;
-#if CC1D_HAS_BIAS
-    bias = cc1d_load_float<w_t>(p.bias, d * p.bias_stride);
-#endif
+    const float bias = cc1d_load_channel_taps(p, d, w);
 
     // 1. history: window[k] = the input K - k steps before the first new token.
     float window[CC1D_K + 1];

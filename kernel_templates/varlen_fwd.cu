@@ -279,12 +279,7 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
         }
     }
     float w[CC1D_WIDTH];
-#pragma unroll
-    for (int k = 0; k < CC1D_WIDTH; ++k) w[k] = cc1d_load_float<w_t>(p.weight, d * p.w_stride_d + k * p.w_stride_k);
-    float bias = 0.0f;
-#if CC1D_HAS_BIAS
-    bias = cc1d_load_float<w_t>(p.bias, d * p.bias_stride);
-#endif
+    const float bias = cc1d_load_channel_taps(p, d, w);
     const cc1d_i64 seq_begin = p.num_seqs > 0 ? vl_offset(p, 0) : 0, seq_end = p.num_seqs > 0 ? vl_offset(p, p.num_seqs) : 0;
     // Offsets in range (the starts, and cu[N] with slot -1, which the fix-up skips).
     const int listed = vl_block_cuts(p, tile_start - CC1D_K, tile_end, s_cuts, s_slots).n;
