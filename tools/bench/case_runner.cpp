@@ -47,6 +47,8 @@ void measure_host_overhead(BenchEnvironment& env, const config::BenchCase& c, Ca
     const auto workload = make_workload(env.device, tiny, 1);
     result.host_us_per_call = host_us_per_call(env.device, env.stream, env.config.host_calls,
                                                [&] { workload->run(env.runtime, env.stream); });
+        result.same_size_copy =
+            time_same_size_copy(env.device, env.stream, env.flusher, env.config.warmup, env.config.reps, result.bytes);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // cc1d-bench: runs the cases of a JSON config on the GPU and reports each as time,
-// bandwidth and % of the device's measured copy bandwidth, with its first-use compile
+// bandwidth, % of the device's measured copy bandwidth and % of what a copy of the same
+// bytes reaches timed the same way, with its first-use compile
 // time, disk-hit load time and a check against the CPU reference.
 // Exit status: 0 all cases ran and matched; 1 a case failed its check or could not
 // run; 2 a bad argument or config; 3 no GPU.
@@ -25,7 +26,9 @@ constexpr const char* usage = R"(usage: cc1d-bench --config FILE [--json OUT] [-
 
 Runs the cases of a bench config (configs/bench/*.json) on the GPU: measures the copy
 bandwidth first, then for every case checks the result against the CPU reference and
-times it (warm-up, caches flushed, median of the config's reps).
+times it (warm-up, caches flushed, median of the config's reps), then times a
+device-to-device copy moving the same bytes the same way ("% of a same-size copy": the
+per-call costs a 2 GiB copy hides weigh on a 30 us call too).
 
   --config FILE     the bench config
   --json OUT        write the results as JSON (scripts/plot_bench.py draws it)

@@ -47,6 +47,9 @@ nlohmann::ordered_json case_json(const CaseResult& r, double copy_gb_per_s) {
     j["reps"] = r.timing ? r.timing->reps : 0;
     j["gb_per_s"] = optional_number(r.gb_per_s());
     j["percent_of_copy"] = optional_number(r.percent_of_copy(copy_gb_per_s));
+    j["same_size_copy_us"] =
+        optional_number(r.same_size_copy ? std::optional(r.same_size_copy->median_us) : std::nullopt);
+    j["percent_of_same_size_copy"] = optional_number(r.percent_of_same_size_copy());
     j["compile_s"] = optional_number(r.compile_s);
     j["first_call_ms"] = optional_number(r.first_call_ms);
     j["disk_load_ms"] = optional_number(r.disk_load_ms);
@@ -103,21 +106,24 @@ std::string to_markdown(const RunResult& run) {
     md += fmt::format("\n\nMedian of {} runs after {} warm-up calls, caches flushed before every timed run. Bytes "
                       "counted as ANCHORS.md: fwd 2·B·D·L·sizeof(x), bwd 3·B·D·L·sizeof(x), update x + state read + "
                       "state write + out, varlen 2·D·total·sizeof(x). Compile: first call with an empty cache; "
-                      "disk hit: a second runtime on that cache.\n\n",
+                      "disk hit: a second runtime on that cache. "
+                      "% of same-size copy: the median time of a device-to-device copy moving the case's bytes, timed "
+                      "the same way, over the case's median time.\n\n",
                       run.reps, run.warmup);
-    md += "| case | shape | µs (median) | min | max | GB/s | % of copy | compile s | disk hit ms | host µs/call | check |\n";
-    md += "|---|---|---|---|---|---|---|---|---|---|---|\n";
+    md += "| case | shape | µs (median) | min | max | GB/s | % of copy | % of same-size copy | compile s | disk hit ms | host µs/call | "
+          "check |\n";
+    md += "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const CaseResult& r : run.cases) {
         const auto t = r.timing;
         std::string check = check_text(r);
         for (char& ch : check)
             if (ch == '|') ch = '/';
-        md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r.bench_case.label(),
+        md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r.bench_case.label(),
                           r.bench_case.shape_text(), number_or_dash(t ? std::optional(t->median_us) : std::nullopt, 1),
                           number_or_dash(t ? std::optional(t->min_us) : std::nullopt, 1),
                           number_or_dash(t ? std::optional(t->max_us) : std::nullopt, 1),
                           number_or_dash(r.gb_per_s(), 0), number_or_dash(r.percent_of_copy(run.copy_gb_per_s), 1),
-                          number_or_dash(r.compile_s, 2), number_or_dash(r.disk_load_ms, 2),
+                          number_or_dash(r.percent_of_same_size_copy(), 1), number_or_dash(r.compile_s, 2), number_or_dash(r.disk_load_ms, 2),
                           number_or_dash(r.host_us_per_call, 2), check);
     }
     return md;

@@ -13,4 +13,9 @@ std::optional<double> CaseResult::percent_of_copy(double copy_gb_per_s) const {
     return 100.0 * *rate / copy_gb_per_s;
 }
 
+std::optional<double> CaseResult::percent_of_same_size_copy() const {
+    if (!timing || !same_size_copy || timing->median_us <= 0) return std::nullopt;
+    return 100.0 * same_size_copy->median_us / timing->median_us;
+}
+
 }  // namespace cc1d::bench

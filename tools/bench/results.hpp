@@ -16,6 +16,7 @@ struct CaseResult {
     config::BenchCase bench_case;
     std::uint64_t bytes = 0;                  // counted as ANCHORS.md counts them
     std::optional<TimingStats> timing;
+    std::optional<TimingStats> same_size_copy;   // a copy moving `bytes`, timed the same way
     std::optional<double> compile_s;          // compiler time of the first call (empty cache)
     std::optional<double> first_call_ms;      // wall time of that first call, compile included
     std::optional<double> disk_load_ms;       // a second Runtime, same cache: lookup to loaded kernel
@@ -26,6 +27,8 @@ struct CaseResult {
     bool failed() const { return !error.empty() || (check && !check->ok); }
     std::optional<double> gb_per_s() const;
     std::optional<double> percent_of_copy(double copy_gb_per_s) const;
+    // The same-size copy's time over the case's time, in percent.
+    std::optional<double> percent_of_same_size_copy() const;
 };
 
 struct RunResult {

@@ -94,6 +94,21 @@ CopyBandwidth measure_copy_bandwidth(device::Device& device, void* stream) {
     throw Error(ErrorCode::device_error, "copy bandwidth: could not allocate two buffers of 64 MiB");
 }
 
+std::optional<TimingStats> time_same_size_copy(device::Device& device, void* stream, CacheFlusher& flusher, int warmup,
+                                               int reps, std::uint64_t bytes_moved) {
+    const std::size_t bytes = std::max<std::size_t>(16, static_cast<std::size_t>(bytes_moved / 2));
+    DeviceMemory from, to;
+    try {
+        from = DeviceMemory(device, bytes);
+        to = DeviceMemory(device, bytes);
+    } catch (const Error&) {
+        return std::nullopt;
+    }
+    device.fill_bytes(from.data(), 0x3C, bytes);
+    return time_on_stream(device, stream, flusher, warmup, reps,
+                          [&] { device.copy_device_to_device_async(to.data(), from.data(), bytes, stream); });
+}
+
 double host_us_per_call(device::Device& device, void* stream, int calls, const std::function<void()>& call) {
     call();
     device.synchronize_stream(stream);

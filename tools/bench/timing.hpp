@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <optional>
 
 #include "bench_tensor.hpp"
 #include "device/device.hpp"
@@ -38,6 +40,14 @@ struct CopyBandwidth {
 };
 // Device-to-device copy of 2 GiB (or the largest power-of-two size that fits), median of 10.
 CopyBandwidth measure_copy_bandwidth(device::Device& device, void* stream);
+
+// A device-to-device copy moving `bytes_moved` bytes (read + written, so half of them
+// copied), timed exactly as the cases are (warm-up, a flush before every run, events):
+// what a plain copy of a case's bytes reaches under the same per-call costs (the event to
+// kernel latency, the flush's dirty lines in the cache). Empty when the two buffers do not
+// fit in device memory.
+std::optional<TimingStats> time_same_size_copy(device::Device& device, void* stream, CacheFlusher& flusher, int warmup,
+                                               int reps, std::uint64_t bytes_moved);
 
 // Host microseconds per call of `calls` back-to-back calls (the GPU catches up after).
 double host_us_per_call(device::Device& device, void* stream, int calls, const std::function<void()>& call);
