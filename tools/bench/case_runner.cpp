@@ -47,8 +47,6 @@ void measure_host_overhead(BenchEnvironment& env, const config::BenchCase& c, Ca
     const auto workload = make_workload(env.device, tiny, 1);
     result.host_us_per_call = host_us_per_call(env.device, env.stream, env.config.host_calls,
                                                [&] { workload->run(env.runtime, env.stream); });
-        result.same_size_copy =
-            time_same_size_copy(env.device, env.stream, env.flusher, env.config.warmup, env.config.reps, result.bytes);
 }
 
 }  // namespace
@@ -64,6 +62,8 @@ CaseResult run_case(BenchEnvironment& env, const config::BenchCase& c) {
         measure_disk_hit(env, *workload, result);
         result.timing = time_on_stream(env.device, env.stream, env.flusher, env.config.warmup, env.config.reps,
                                        [&] { workload->run(env.runtime, env.stream); });
+        result.same_size_copy =
+            time_same_size_copy(env.device, env.stream, env.flusher, env.config.warmup, env.config.reps, result.bytes);
         if (c.variant.op == Op::update) measure_host_overhead(env, c, result);
     } catch (const std::exception& error) {
         result.error = first_line(error.what());
