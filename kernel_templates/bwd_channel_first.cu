@@ -426,7 +426,10 @@ CC1D_DEVICE void bf_stage_ids_async(const cc1d_bwd_params& p, const bf_shared& s
 // One (batch, tile) unit: loads, then the three phases.
 CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_tile& t, const float (&w)[CC1D_WIDTH],
                          float bias, float (&dw)[CC1D_WIDTH], float& db) {
-    const int nt = blockDim.x, tid = threadIdx.x;
+    const int tid = threadIdx.x;
+#if !BF_ASYNC_STAGE
+    const int nt = blockDim.x;   // (the cp.async path stages the own vectors in bf_stage_*_async)
+#endif
 
     // ---- loads: own vectors of x and dout, halos, seq ids; none is used before all are issued ----
 #if BF_ASYNC_STAGE
