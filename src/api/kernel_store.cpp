@@ -84,6 +84,7 @@ KernelStore::CodeObject KernelStore::code_object(const Variant& variant, rtc::Co
     }
     ++counters_.compiles;
     log::debug("compiled {} for {} in {:.3f} s", variant.canonical(), target, result.seconds);
+    if (!result.log.empty()) log::debug("compiler messages for {} ({}):\n{}", source.name, target, result.log);
     code.bytes = std::move(result.code_object);
     disk_.store(code.key, code.where, code.bytes, {variant.canonical(), options, source.name, version()});
     return code;
