@@ -8,7 +8,10 @@ Forward/backward cases get one panel per dtype; each group on the x axis is a sh
 (with its activation and features), and its bars are fwd and bwd in both layouts side
 by side. Decode (update) and packed-prefill (varlen_fwd) cases share a last panel.
 Bars of cases that failed their check are hatched and marked; cases that did not run
-are left out and listed under the title.
+are left out and listed under the title. Where the run timed a device copy of each case's
+bytes (`same_size_copy_us`), a black tick over the bar marks the % of copy bandwidth that
+copy reached: the most any kernel moving those bytes could show under the same per-call
+costs.
 """
 import argparse
 import json
@@ -67,9 +70,21 @@ def group_label(case):
     return "{}\n{} w{}\n{}".format(case["name"], case["shape_text"], case["width"], " ".join(words) or "plain")
 
 
+def same_size_copy_percent(case):
+    """% of copy bandwidth the same-size copy reached, or None where the run has none."""
+    ratio = case.get("percent_of_same_size_copy")
+    if not ratio:
+        return None
+    return 100.0 * case["percent_of_copy"] / ratio
+
+
 def draw_bars(ax, positions, cases, colours, width):
     values = [c["percent_of_copy"] for c in cases]
     bars = ax.bar(positions, values, width=width, color=colours, edgecolor="black", linewidth=0.3)
+    for bar, case in zip(bars, cases):
+        ceiling = same_size_copy_percent(case)
+        if ceiling is not None:
+            ax.hlines(ceiling, bar.get_x(), bar.get_x() + bar.get_width(), colors="black", linewidth=1.2)
     for bar, case, value in zip(bars, cases, values):
         check = case.get("check")
         failed = check is not None and not check["ok"]
@@ -106,7 +121,7 @@ def plot_training(ax, dtype, cases):
             slot = list(BARS).index((case["op"], case["layout"]))
             text, colour = BARS[(case["op"], case["layout"])]
             draw_bars(ax, [index - 0.4 + bar_width * (slot + 0.5)], [case], [colour], bar_width)
-            top = max(top, case["percent_of_copy"])
+            top = max(top, case["percent_of_copy"], same_size_copy_percent(case) or 0.0)
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(groups.keys(), fontsize=6)
     ax.set_xlim(-0.6, len(groups) - 0.4)
@@ -121,7 +136,8 @@ def plot_serving(ax, cases):
     ax.set_xticks(range(len(cases)))
     ax.set_xticklabels(labels, fontsize=6)
     ax.set_xlim(-0.6, max(len(cases), 6) - 0.4)   # a lone bar stays bar-sized
-    style_axis(ax, "decode (update) and packed prefill (varlen_fwd)", max(c["percent_of_copy"] for c in cases))
+    style_axis(ax, "decode (update) and packed prefill (varlen_fwd)",
+               max(max(c["percent_of_copy"], same_size_copy_percent(c) or 0.0) for c in cases))
 
 
 def main():
@@ -168,6 +184,8 @@ def main():
     legend += [Patch(facecolor=colour, edgecolor="black", label=op) for op, colour in SERVING_COLOURS.items()
                if any(c["op"] == op for c in serving)]
     legend.append(plt.Line2D([], [], color="grey", linestyle="--", label="90% target"))
+    if any(same_size_copy_percent(c) is not None for c in measured):
+        legend.append(plt.Line2D([], [], color="black", linewidth=1.2, label="a copy of the same bytes"))
     figure.legend(handles=legend, loc="upper center", bbox_to_anchor=(0.5, 1 - (0.15 + 0.2 * title_lines) / height),
                   fontsize=7, ncol=len(legend), frameon=False)
     figure.tight_layout()
