@@ -110,8 +110,8 @@ std::string to_markdown(const RunResult& run) {
                       "% of same-size copy: the median time of a device-to-device copy moving the case's bytes, timed "
                       "the same way, over the case's median time.\n\n",
                       run.reps, run.warmup);
-    md += "| case | shape | µs (median) | min | max | GB/s | % of copy | % of same-size copy | compile s | disk hit ms | host µs/call | "
-          "check |\n";
+    md += "| case | shape | µs (median) | min | max | GB/s | % of copy | % of same-size copy | compile s | "
+          "disk hit ms | host µs/call | check |\n";
     md += "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const CaseResult& r : run.cases) {
         const auto t = r.timing;
@@ -123,8 +123,8 @@ std::string to_markdown(const RunResult& run) {
                           number_or_dash(t ? std::optional(t->min_us) : std::nullopt, 1),
                           number_or_dash(t ? std::optional(t->max_us) : std::nullopt, 1),
                           number_or_dash(r.gb_per_s(), 0), number_or_dash(r.percent_of_copy(run.copy_gb_per_s), 1),
-                          number_or_dash(r.percent_of_same_size_copy(), 1), number_or_dash(r.compile_s, 2), number_or_dash(r.disk_load_ms, 2),
-                          number_or_dash(r.host_us_per_call, 2), check);
+                          number_or_dash(r.percent_of_same_size_copy(), 1), number_or_dash(r.compile_s, 2),
+                          number_or_dash(r.disk_load_ms, 2), number_or_dash(r.host_us_per_call, 2), check);
     }
     return md;
 }

@@ -21,8 +21,9 @@ std::string progress_summary(const CaseResult& result, double copy_gb_per_s, std
     if (!result.error.empty()) return "ERROR: " + result.error;
     std::string text;
     if (result.timing)
-        text = fmt::format("{} us  {} GB/s  {}% of copy ({}% of a same-size copy)", number_or_dash(result.timing->median_us, 1),
-                           number_or_dash(result.gb_per_s(), 0), number_or_dash(result.percent_of_copy(copy_gb_per_s), 1),
+        text = fmt::format("{} us  {} GB/s  {}% of copy ({}% of a same-size copy)",
+                           number_or_dash(result.timing->median_us, 1), number_or_dash(result.gb_per_s(), 0),
+                           number_or_dash(result.percent_of_copy(copy_gb_per_s), 1),
                            number_or_dash(result.percent_of_same_size_copy(), 1));
     text += " | compile " + (result.compile_s ? fmt::format("{:.2f} s", *result.compile_s) : std::string("(loaded)"));
     if (result.disk_load_ms) text += fmt::format(", disk hit {:.2f} ms", *result.disk_load_ms);
@@ -45,8 +46,8 @@ void print_table(std::ostream& out, const RunResult& run) {
                         number_or_dash(t ? std::optional(t->min_us) : std::nullopt, 1),
                         number_or_dash(t ? std::optional(t->max_us) : std::nullopt, 1),
                         number_or_dash(r.gb_per_s(), 0), number_or_dash(r.percent_of_copy(run.copy_gb_per_s), 1),
-                        number_or_dash(r.percent_of_same_size_copy(), 1), number_or_dash(r.compile_s, 2), number_or_dash(r.disk_load_ms, 2),
-                        number_or_dash(r.host_us_per_call, 2), check_text(r)});
+                        number_or_dash(r.percent_of_same_size_copy(), 1), number_or_dash(r.compile_s, 2),
+                        number_or_dash(r.disk_load_ms, 2), number_or_dash(r.host_us_per_call, 2), check_text(r)});
     }
     std::vector<std::size_t> widths(header.size(), 0);
     for (const auto& row : rows)
