@@ -80,7 +80,7 @@ constexpr int kBlSteps = bl_steps();
 // after s; without silu it is x̃[s] itself.
 constexpr int kBlAhead = CC1D_SILU ? CC1D_K + 1 : 0;
 constexpr int kBlLook = CC1D_SILU ? CC1D_K : 0;   // x positions below s_bot still needed
-constexpr int kBlIds = CC1D_SILU ? 2 * CC1D_K + 1 : CC1D_K + 1;   // id window length
+[[maybe_unused]] constexpr int kBlIds = CC1D_SILU ? 2 * CC1D_K + 1 : CC1D_K + 1;   // id window length (seq_idx)
 constexpr int kBlStageBytes = kBlBuffers * kBlSteps * CC1D_BWD_CL_THREADS * kBlSlotBytes;
 constexpr int kBlSumsBytes = CC1D_BWD_CL_THREADS * kBlCpt * (CC1D_WIDTH + 1) * 4;
 constexpr int kBlSharedBytes = kBlStageBytes > kBlSumsBytes ? kBlStageBytes : kBlSumsBytes;
@@ -323,8 +323,7 @@ CC1D_DEVICE void bl_stage_batch(const cc1d_bwd_params& p, const bl_row& row, con
 #pragma unroll 1
         for (int n0 = 0; n0 < kBlSteps; n0 += kBlGroup) {
             bl_raw rx[kBlGroup], rd[kBlGroup];
-            int rid[kBlGroup];
-            (void)rid;
+            [[maybe_unused]] int rid[kBlGroup];   // (read with seq_idx only)
 #pragma unroll
             for (int j = 0; j < kBlGroup; ++j) {
                 const int n = n0 + j;
