@@ -117,6 +117,7 @@ CC1D_DEVICE void upd_stage_out(const x_t* src, int count, x_t* dst) {
 
 // ---- registers path ----------------------------------------------------------------------
 constexpr int kUpdRegStateVecs = CC1D_K;   // VEC channels x K entries = K vectors
+constexpr int kUpdStateDivisor = CC1D_K > 0 ? CC1D_K : 1;   // K, and 1 for width 1 (no state)
 constexpr int kUpdRegWeightBytes = CC1D_VEC * CC1D_WIDTH * (int)sizeof(w_t);
 constexpr int kUpdRegWeightVecs = kUpdRegWeightBytes % 16 == 0 ? kUpdRegWeightBytes / 16 : 1;
 constexpr bool kUpdRegWeightVectors = kUpdRegWeightBytes % 16 == 0;
@@ -200,7 +201,9 @@ CC1D_DEVICE void upd_registers(const cc1d_update_params& p) {
         cc1d_vec16 nv[kUpdRegStateVecs > 0 ? kUpdRegStateVecs : 1];
 #pragma unroll
         for (int e = 0; e < CC1D_K * CC1D_VEC; ++e) {
-            const int c = e / CC1D_K, j = e % CC1D_K;   // new entry j = old entry j + 1, the last = x
+            // (width 1 has no state and never gets here; kUpdStateDivisor keeps its front end
+            // from warning about a division by zero)
+            const int c = e / kUpdStateDivisor, j = e % kUpdStateDivisor;   // new entry j = old entry j + 1, the last = x
             const int from = e + 1;
             const x_t value = j + 1 < CC1D_K ? cc1d_v16_raw(sv[from / CC1D_VEC], from % CC1D_VEC) : cc1d_v16_raw(xv, c);
             cc1d_v16_set(nv[e / CC1D_VEC], e % CC1D_VEC, value);
