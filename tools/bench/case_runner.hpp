@@ -3,6 +3,10 @@
 // over the same cache (disk-hit load time), then the timed runs.
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <optional>
+
 #include "cc1d/cc1d.hpp"
 #include "config/bench_config.hpp"
 #include "results.hpp"
@@ -17,6 +21,8 @@ struct BenchEnvironment {
     Runtime& runtime;        // compiles into the run's fresh cache folder, then is timed
     Runtime& disk_runtime;   // same folder, its own memory: its first call is a disk hit
     const config::BenchConfig& config;
+    // Same-size copies timed so far, by bytes moved: cases of one size share the measurement.
+    std::map<std::uint64_t, std::optional<TimingStats>> same_size_copies{};
 };
 
 // Never throws for a problem of the case itself: that is recorded in CaseResult::error.

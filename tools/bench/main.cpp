@@ -26,9 +26,9 @@ constexpr const char* usage = R"(usage: cc1d-bench --config FILE [--json OUT] [-
 
 Runs the cases of a bench config (configs/bench/*.json) on the GPU: measures the copy
 bandwidth first, then for every case checks the result against the CPU reference and
-times it (warm-up, caches flushed, median of the config's reps), then times a
-device-to-device copy moving the same bytes the same way ("% of a same-size copy": the
-per-call costs a 2 GiB copy hides weigh on a 30 us call too).
+times it (warm-up, caches flushed, median of the config's reps), and times a
+device-to-device copy moving the same bytes the same way, once per size in a run ("% of
+a same-size copy": the per-call costs a 2 GiB copy hides weigh on a 30 us call too).
 
   --config FILE     the bench config
   --json OUT        write the results as JSON (scripts/plot_bench.py draws it)

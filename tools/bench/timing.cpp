@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <vector>
 
 #include "cc1d/cc1d.hpp"
@@ -40,6 +41,27 @@ TimingStats summarize(std::vector<double> us) {
     return stats;
 }
 
+// Two device buffers of `bytes` for a copy, the source filled; empty when they do not fit.
+struct CopyBuffers {
+    DeviceMemory from, to;
+    std::size_t bytes = 0;
+    void copy(device::Device& device, void* stream) const {
+        device.copy_device_to_device_async(to.data(), from.data(), bytes, stream);
+    }
+};
+std::optional<CopyBuffers> copy_buffers(device::Device& device, std::size_t bytes) {
+    CopyBuffers buffers;
+    try {
+        buffers.from = DeviceMemory(device, bytes);
+        buffers.to = DeviceMemory(device, bytes);
+    } catch (const Error&) {
+        return std::nullopt;
+    }
+    device.fill_bytes(buffers.from.data(), 0x3C, bytes);
+    buffers.bytes = bytes;
+    return buffers;
+}
+
 }  // namespace
 
 CacheFlusher::CacheFlusher(device::Device& device, std::size_t bytes_copied)
@@ -68,15 +90,9 @@ TimingStats time_on_stream(device::Device& device, void* stream, CacheFlusher& f
 CopyBandwidth measure_copy_bandwidth(device::Device& device, void* stream) {
     // Try 2 GiB each way; halve until two buffers fit (a shared or small GPU).
     for (std::size_t bytes = std::size_t{2} << 30; bytes >= (std::size_t{64} << 20); bytes /= 2) {
-        DeviceMemory from, to;
-        try {
-            from = DeviceMemory(device, bytes);
-            to = DeviceMemory(device, bytes);
-        } catch (const Error&) {
-            continue;
-        }
-        device.fill_bytes(from.data(), 0x3C, bytes);
-        const auto copy = [&] { device.copy_device_to_device_async(to.data(), from.data(), bytes, stream); };
+        const auto buffers = copy_buffers(device, bytes);
+        if (!buffers) continue;
+        const auto copy = [&] { buffers->copy(device, stream); };
         // No flush: a copy this size streams through any cache.
         EventSet events(device, 2 * 10);
         for (int i = 0; i < 2; ++i) copy();
@@ -97,16 +113,9 @@ CopyBandwidth measure_copy_bandwidth(device::Device& device, void* stream) {
 std::optional<TimingStats> time_same_size_copy(device::Device& device, void* stream, CacheFlusher& flusher, int warmup,
                                                int reps, std::uint64_t bytes_moved) {
     const std::size_t bytes = std::max<std::size_t>(16, static_cast<std::size_t>(bytes_moved / 2));
-    DeviceMemory from, to;
-    try {
-        from = DeviceMemory(device, bytes);
-        to = DeviceMemory(device, bytes);
-    } catch (const Error&) {
-        return std::nullopt;
-    }
-    device.fill_bytes(from.data(), 0x3C, bytes);
-    return time_on_stream(device, stream, flusher, warmup, reps,
-                          [&] { device.copy_device_to_device_async(to.data(), from.data(), bytes, stream); });
+    const auto buffers = copy_buffers(device, bytes);
+    if (!buffers) return std::nullopt;
+    return time_on_stream(device, stream, flusher, warmup, reps, [&] { buffers->copy(device, stream); });
 }
 
 double host_us_per_call(device::Device& device, void* stream, int calls, const std::function<void()>& call) {
