@@ -281,8 +281,11 @@ CC1D_DEVICE void cc1d_bwd_reduce(const cc1d_bwd_params& p) {
     // so the one-slice launches (zeroing, a few rows) keep the kernel without shared memory.
     extern __shared__ float cc1d_reduce_runs[];
     const cc1d_i64 n = p.dim * CC1D_BWD_SUMS;
-    const int columns = (int)blockDim.x / p.reduce_slices;
-    const int column = (int)threadIdx.x % columns, slice = (int)threadIdx.x / columns;
+    // Shifts and masks from the launcher's powers of two: a division by a runtime value
+    // costs a dependent chain of ~20 instructions, the 64-bit one a call, all before the
+    // first load (on small calls they were most of the kernel's time, docs/perf.md entry 37).
+    const int columns = 1 << p.reduce_column_shift;
+    const int column = (int)threadIdx.x & (columns - 1), slice = (int)threadIdx.x >> p.reduce_column_shift;
     const cc1d_i64 i = (cc1d_i64)blockIdx.x * columns + column;
     const cc1d_i64 d = i / CC1D_BWD_SUMS;
     const int k = (int)(i - d * CC1D_BWD_SUMS);
@@ -295,8 +298,8 @@ CC1D_DEVICE void cc1d_bwd_reduce(const cc1d_bwd_params& p) {
         else p.partials[i] = 0.0f;
         return;
     }
-    const cc1d_i64 per_slice = (p.parts + p.reduce_slices - 1) / p.reduce_slices;
-    const cc1d_i64 first = slice * per_slice, last = first + per_slice < p.parts ? first + per_slice : p.parts;
+    const cc1d_i64 first = slice * p.reduce_run_rows;
+    const cc1d_i64 last = first + p.reduce_run_rows < p.parts ? first + p.reduce_run_rows : p.parts;
     float sum = 0.0f;
     if (i < n) {
         for (cc1d_i64 r0 = first; r0 < last; r0 += CC1D_REDUCE_BATCH) {

@@ -112,6 +112,7 @@ struct cc1d_bwd_params {
     long long units_per_part;    // (batch, tile) units one part walks, in order
     long long groups;            // parts the launcher split the units into (blocks per channel
                                  // group; the grid may be padded past groups * channel groups)
+    long long reduce_run_rows;   // reduce kernel: rows per run, ceil(parts / reduce_slices)
     int vector_ok;
     int dw_is_fp32;              // 1: dweight/dbias are fp32; 0: the weight's dtype
     int accumulate;              // 1: add into dweight/dbias
@@ -120,6 +121,7 @@ struct cc1d_bwd_params {
     int dw_mode;                 // CC1D_DW_*
     int reduce_mode;             // CC1D_REDUCE_*
     int reduce_slices;           // reduce kernel: runs the rows split into (1, 2, 4 or 8; 1 to zero)
+    int reduce_column_shift;     // reduce kernel: log2 of its columns, CC1D_REDUCE_THREADS / reduce_slices
 };
 
 struct cc1d_update_params {

@@ -162,3 +162,19 @@ TEST_CASE("backward reduce: rows split into runs only past one batch, runs that 
     CHECK(backward::reduce_slices(64) == 8);    // medium channel-last, 16-bit (measured)
     CHECK(backward::reduce_slices(12) == 2);
 }
+
+TEST_CASE("backward reduce: the kernel's shift and run length stand for the divisions it no longer does") {
+    for (std::int64_t parts = 1; parts <= 1000; ++parts) {
+        CAPTURE(parts);
+        cc1d_bwd_params p{};
+        p.parts = parts;
+        for (int slices : {1, backward::reduce_slices(parts)}) {
+            CAPTURE(slices);
+            backward::set_reduce_split(p, slices);
+            CHECK(p.reduce_slices == slices);
+            CHECK((1 << p.reduce_column_shift) == CC1D_REDUCE_THREADS / slices);   // columns
+            CHECK(p.reduce_run_rows == (parts + slices - 1) / slices);             // rows per run
+            CHECK(p.reduce_run_rows * slices >= parts);                            // every row in a run
+        }
+    }
+}

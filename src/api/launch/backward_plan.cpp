@@ -104,6 +104,14 @@ int reduce_slices(std::int64_t parts) {
     return slices;
 }
 
+void set_reduce_split(cc1d_bwd_params& p, int slices) {
+    p.reduce_slices = slices;
+    int shift = 0;
+    while ((2 << shift) * slices <= CC1D_REDUCE_THREADS) ++shift;
+    p.reduce_column_shift = shift;
+    p.reduce_run_rows = util::ceil_div(p.parts, std::int64_t(slices));
+}
+
 void run(Launcher& launcher, const Variant& variant, const BackwardArgs& args, const Plan& plan, cc1d_bwd_params p) {
     if (plan.channel_groups == 0) return;   // dim == 0: nothing to compute or write
     const int mode = dw_mode(variant, args, plan);
@@ -137,14 +145,14 @@ void run(Launcher& launcher, const Variant& variant, const BackwardArgs& args, c
     // dweight/dbias directly, so only a partial row needs clearing then.
     if (mode == CC1D_DW_ATOMIC_PARTIAL || (mode == CC1D_DW_ATOMIC_DIRECT && !args.accumulate)) {
         p.reduce_mode = CC1D_REDUCE_ZERO;
-        p.reduce_slices = 1;
+        set_reduce_split(p, 1);
         launcher.launch(Kernel::reduce, zero_grid, reduce_block, 0, &p, sizeof(p));
     }
     p.reduce_mode = CC1D_REDUCE_SUM;
     launcher.launch(Kernel::main, util::flat_grid(plan.channel_groups * plan.parts), plan.block, plan.shared_bytes, &p,
                     sizeof(p));
     if (mode == CC1D_DW_PARTIAL_ROWS || mode == CC1D_DW_ATOMIC_PARTIAL) {
-        p.reduce_slices = sum_slices;
+        set_reduce_split(p, sum_slices);
         const unsigned run_sums_bytes = sum_slices > 1 ? CC1D_REDUCE_THREADS * sizeof(float) : 0;
         launcher.launch(Kernel::reduce, sum_grid, reduce_block, run_sums_bytes, &p, sizeof(p));
     }

@@ -42,6 +42,11 @@ cc1d_bwd_params make_params(const Variant& variant, const BackwardArgs& args);
 // CC1D_REDUCE_BATCH rows long. The result divides CC1D_REDUCE_THREADS.
 int reduce_slices(std::int64_t parts);
 
+// Sets the reduce kernel's split of p.parts rows into `slices` runs (a power of two that
+// divides CC1D_REDUCE_THREADS): reduce_slices, the column shift and the rows per run, so
+// the kernel shifts and masks instead of dividing.
+void set_reduce_split(cc1d_bwd_params& p, int slices);
+
 // Zero (atomic target), main kernel, reduce: whichever the plan and variant need.
 void run(Launcher& launcher, const Variant& variant, const BackwardArgs& args, const Plan& plan, cc1d_bwd_params p);
 
