@@ -281,9 +281,9 @@ CC1D_DEVICE void cc1d_bwd_reduce(const cc1d_bwd_params& p) {
     // so the one-slice launches (zeroing, a few rows) keep the kernel without shared memory.
     extern __shared__ float cc1d_reduce_runs[];
     const cc1d_i64 n = p.dim * CC1D_BWD_SUMS;
-    // Shifts and masks from the launcher's powers of two: a division by a runtime value
-    // costs a dependent chain of ~20 instructions, the 64-bit one a call, all before the
-    // first load (on small calls they were most of the kernel's time, docs/perf.md entry 37).
+    // Shifts and masks from the launcher's powers of two: each division by a runtime value
+    // was a dependent chain of ~15-20 instructions through a MUFU.RCP before the first load
+    // (docs/perf.md entry 37).
     const int columns = 1 << p.reduce_column_shift;
     const int column = (int)threadIdx.x & (columns - 1), slice = (int)threadIdx.x >> p.reduce_column_shift;
     const cc1d_i64 i = (cc1d_i64)blockIdx.x * columns + column;
