@@ -159,6 +159,7 @@ CC1D_DEVICE void bf_block_sums(const cc1d_bwd_params& p, const bf_shared& s, cc1
         for (int k = 0; k < CC1D_BWD_SUMS; ++k) s.red[warp * CC1D_BWD_SUMS + k] = v[k];
     __syncthreads();
     if (tid < CC1D_BWD_SUMS) {
+        cc1d_wait_prior_grid();   // the zeroing kernel before an atomic target (overlapped launch)
         float sum = 0.0f;
         const int warps = blockDim.x / CC1D_WARP_SIZE;
         for (int w = 0; w < warps; ++w) sum += s.red[w * CC1D_BWD_SUMS + tid];
@@ -528,6 +529,8 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
 
 extern "C" __global__ void BF_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
     extern __shared__ cc1d_vec16 bf_smem[];
+    // The reduce kernel may be scheduled now; it waits for this one to finish.
+    cc1d_allow_dependent_launch();
     const int tile_vecs = (int)blockDim.x * p.ilp;
     const bf_shared s = bf_carve(bf_smem, tile_vecs);
 

@@ -522,6 +522,7 @@ CC1D_DEVICE void bl_block_sums(const cc1d_bwd_params& p, float* red, cc1d_i64 pa
         for (int k = 0; k < CC1D_BWD_SUMS; ++k)
             red[(ty * kSums + c * CC1D_BWD_SUMS + k) * bx + tx] = k < CC1D_WIDTH ? st.dw[c][k] : st.db[c];
     __syncthreads();
+    cc1d_wait_prior_grid();   // the zeroing kernel before an atomic target (overlapped launch)
     for (int j = ty; j < kSums; j += by) {
         const int c = j / CC1D_BWD_SUMS, k = j - c * CC1D_BWD_SUMS;
         if (c >= lane.n) continue;
@@ -533,6 +534,8 @@ CC1D_DEVICE void bl_block_sums(const cc1d_bwd_params& p, float* red, cc1d_i64 pa
 
 extern "C" __global__ void BL_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
     __shared__ cc1d_vec16 bl_smem[(kBlSharedBytes + 15) / 16];
+    // The reduce kernel may be scheduled now; it waits for this one to finish.
+    cc1d_allow_dependent_launch();
 
     const cc1d_i64 per_block = (cc1d_i64)blockDim.x * kBlCpt;
     const cc1d_i64 channel_blocks = (p.dim + per_block - 1) / per_block;

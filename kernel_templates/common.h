@@ -289,6 +289,12 @@ CC1D_DEVICE void cc1d_bwd_reduce(const cc1d_bwd_params& p) {
     const cc1d_i64 i = (cc1d_i64)blockIdx.x * columns + column;
     const cc1d_i64 d = i / CC1D_BWD_SUMS;
     const int k = (int)(i - d * CC1D_BWD_SUMS);
+    // The summing launch may start while the main kernel still runs (an overlapped launch,
+    // see the prelude): nothing is read or written before that kernel is done. The zeroing
+    // launch comes first in its call (the wait returns at once) and lets the main kernel
+    // start early.
+    cc1d_allow_dependent_launch();
+    cc1d_wait_prior_grid();
     if (p.reduce_mode == CC1D_REDUCE_ZERO) {
         if (i >= n) return;
 #if !CC1D_HAS_BIAS

@@ -34,3 +34,19 @@ CC1D_DEVICE float cc1d_tanh_approx(float x) {
     return y;
 }
 #endif
+
+// Overlapped launches (programmatic dependent launch, sm_90+). A kernel the launcher
+// starts while the previous kernel of the same call still runs calls
+// cc1d_wait_prior_grid before it touches memory that kernel writes: it returns once that
+// kernel has finished and its writes are visible (at once for a plain launch).
+// cc1d_allow_dependent_launch lets the next such kernel be scheduled before this one ends.
+CC1D_DEVICE void cc1d_wait_prior_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+CC1D_DEVICE void cc1d_allow_dependent_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" :::);
+#endif
+}

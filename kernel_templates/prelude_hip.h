@@ -26,3 +26,6 @@ CC1D_DEVICE float cc1d_shfl_down(float v, int delta) { return __shfl_down(v, del
 // 2^x (approximate; __expf is the native exp2 after a multiply by log2(e), which this
 // multiply undoes at compile time).
 CC1D_DEVICE float cc1d_exp2_approx(float x) { return __expf(x * 0.6931471805599453f); }
+// Overlapped launches are a CUDA feature: HIP launches one kernel after the other.
+CC1D_DEVICE void cc1d_wait_prior_grid() {}
+CC1D_DEVICE void cc1d_allow_dependent_launch() {}

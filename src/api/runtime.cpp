@@ -63,11 +63,11 @@ public:
 
     void launch(launch::Kernel which, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes, const void* params,
                 std::size_t params_size) override {
-        void* function = which == launch::Kernel::main ? kernel_.main : kernel_.second;
-        if (function == nullptr) fail(ErrorCode::unsupported, "this kernel family has one kernel only");
-        if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;   // nothing to do
-        device_.launch(function, grid, block, shared_bytes, stream_, params, params_size);
-        ++counters_.launches;
+        start(which, grid, block, shared_bytes, params, params_size, false);
+    }
+    void launch_overlapped(launch::Kernel which, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes,
+                           const void* params, std::size_t params_size) override {
+        start(which, grid, block, shared_bytes, params, params_size, launched_ > 0);
     }
     int multiprocessor_count() override {
         if (sm_count_ == 0) sm_count_ = device_.multiprocessor_count(ordinal_);
@@ -84,6 +84,19 @@ public:
     }
 
 private:
+    void start(launch::Kernel which, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes, const void* params,
+               std::size_t params_size, bool overlapped) {
+        void* function = which == launch::Kernel::main ? kernel_.main : kernel_.second;
+        if (function == nullptr) fail(ErrorCode::unsupported, "this kernel family has one kernel only");
+        if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;   // nothing to do
+        if (overlapped && device_.overlapped_launches(ordinal_))
+            device_.launch_overlapped(function, grid, block, shared_bytes, stream_, params, params_size);
+        else
+            device_.launch(function, grid, block, shared_bytes, stream_, params, params_size);
+        ++launched_;
+        ++counters_.launches;
+    }
+
     device::Device& device_;
     int ordinal_;
     const LoadedKernel& kernel_;
@@ -93,6 +106,7 @@ private:
     void* caller_workspace_;
     std::size_t caller_bytes_;
     int sm_count_ = 0;
+    int launched_ = 0;   // kernels this call has launched
 };
 
 bool empty(const Tensor& x) { return x.numel() == 0; }

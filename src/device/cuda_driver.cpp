@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/dynamic_library.hpp"
+#include "common/env.hpp"
 #include "common/fail.hpp"
 #include "device/device.hpp"
 
@@ -33,11 +34,23 @@ namespace {
     X(cuStreamSynchronize) X(cuStreamGetCtx) X(cuStreamBeginCapture) X(cuStreamEndCapture)                \
     X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphExecDestroy) X(cuGraphDestroy)
 
+// Overlapped launches (programmatic dependent launch) need cuLaunchKernelEx, from CUDA 12.0;
+// without it, or with older headers, every launch is a plain one.
+#if CUDA_VERSION >= 12000
+#define CC1D_HAVE_LAUNCH_EX 1
+#else
+#define CC1D_HAVE_LAUNCH_EX 0
+#endif
+
 struct DriverApi {
     DynamicLibrary library;
 #define CC1D_DECLARE(name) decltype(&name) name##_ = nullptr;
     CC1D_DRIVER_FUNCTIONS(CC1D_DECLARE)
 #undef CC1D_DECLARE
+    decltype(&cuDriverGetVersion) cuDriverGetVersion_ = nullptr;   // optional, like the next
+#if CC1D_HAVE_LAUNCH_EX
+    decltype(&cuLaunchKernelEx) cuLaunchKernelEx_ = nullptr;
+#endif
 };
 
 const DriverApi& driver() {
@@ -57,6 +70,10 @@ const DriverApi& driver() {
         CC1D_DRIVER_FUNCTIONS(CC1D_RESOLVE)
 #undef CC1D_RESOLVE
         if (!failure.empty()) return;
+        api.library.resolve(api.cuDriverGetVersion_, CC1D_SYMBOL_NAME(cuDriverGetVersion));
+#if CC1D_HAVE_LAUNCH_EX
+        api.library.resolve(api.cuLaunchKernelEx_, CC1D_SYMBOL_NAME(cuLaunchKernelEx));
+#endif
         if (CUresult r = api.cuInit_(0); r != CUDA_SUCCESS) {
             const char* name = nullptr;
             api.cuGetErrorName_(r, &name);
@@ -73,6 +90,11 @@ public:
         int count = 0;
         check(cu_.cuDeviceGetCount_(&count), "cuDeviceGetCount");
         if (count == 0) fail(ErrorCode::backend_unavailable, "the CUDA driver reports no device");
+        overlapped_.resize(static_cast<std::size_t>(count), false);
+        if (!overlap_supported_by_driver()) return;
+        for (int device = 0; device < count; ++device)
+            overlapped_[static_cast<std::size_t>(device)] =
+                attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) >= 9;
     }
 
     std::string backend() const override { return "cuda"; }
@@ -153,6 +175,37 @@ public:
         check(cu_.cuLaunchKernel_(static_cast<CUfunction>(function), grid.x, grid.y, grid.z, block.x, block.y, block.z,
                                   shared_bytes, static_cast<CUstream>(stream), args, nullptr),
               "cuLaunchKernel");
+    }
+
+    bool overlapped_launches(int device) override {
+        return device >= 0 && static_cast<std::size_t>(device) < overlapped_.size() &&
+               overlapped_[static_cast<std::size_t>(device)];
+    }
+    void launch_overlapped(void* function, Dim3 grid, Dim3 block, unsigned shared_bytes, void* stream,
+                           const void* params, std::size_t params_size) override {
+#if CC1D_HAVE_LAUNCH_EX
+        if (cu_.cuLaunchKernelEx_ != nullptr) {
+            CUlaunchAttribute overlap = {};
+            overlap.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+            overlap.value.programmaticStreamSerializationAllowed = 1;
+            CUlaunchConfig config = {};
+            config.gridDimX = grid.x;
+            config.gridDimY = grid.y;
+            config.gridDimZ = grid.z;
+            config.blockDimX = block.x;
+            config.blockDimY = block.y;
+            config.blockDimZ = block.z;
+            config.sharedMemBytes = shared_bytes;
+            config.hStream = static_cast<CUstream>(stream);
+            config.attrs = &overlap;
+            config.numAttrs = 1;
+            void* args[] = {const_cast<void*>(params)};
+            check(cu_.cuLaunchKernelEx_(&config, static_cast<CUfunction>(function), args, nullptr),
+                  "cuLaunchKernelEx (overlapped)");
+            return;
+        }
+#endif
+        launch(function, grid, block, shared_bytes, stream, params, params_size);
     }
 
     void* allocate(std::size_t bytes) override {
@@ -251,7 +304,22 @@ private:
         return value;
     }
 
+    // cuLaunchKernelEx present, a CUDA 12.3+ driver (graph capture of overlapped launches),
+    // and not turned off with CC1D_DISABLE_OVERLAPPED_LAUNCH.
+    bool overlap_supported_by_driver() const {
+#if CC1D_HAVE_LAUNCH_EX
+        int version = 0;
+        if (cu_.cuLaunchKernelEx_ == nullptr || cu_.cuDriverGetVersion_ == nullptr ||
+            cu_.cuDriverGetVersion_(&version) != CUDA_SUCCESS)
+            return false;
+        return version >= 12030 && !env::flag("CC1D_DISABLE_OVERLAPPED_LAUNCH");
+#else
+        return false;
+#endif
+    }
+
     const DriverApi& cu_;
+    std::vector<bool> overlapped_;   // per device ordinal, fixed at construction
 };
 
 }  // namespace

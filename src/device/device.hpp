@@ -42,6 +42,16 @@ public:
     // `params` points at the kernel's single by-value parameter block of `params_size` bytes.
     virtual void launch(void* function, Dim3 grid, Dim3 block, unsigned shared_bytes, void* stream,
                         const void* params, std::size_t params_size) = 0;
+    // Whether `device` can start a kernel while the previous kernel of its stream still runs
+    // (CUDA's programmatic dependent launch: compute capability 9.0 and a driver of CUDA
+    // 12.3 or later, which also captures such launches into graphs).
+    virtual bool overlapped_launches(int device) = 0;
+    // Like launch, but the kernel may start before the previous kernel in `stream` has
+    // finished: it must wait for it (cc1d_wait_prior_grid in the kernel templates) before
+    // touching memory that kernel writes, and may read only what was complete before that
+    // kernel started. A plain launch where overlapped_launches is false.
+    virtual void launch_overlapped(void* function, Dim3 grid, Dim3 block, unsigned shared_bytes, void* stream,
+                                   const void* params, std::size_t params_size) = 0;
 
     virtual void* allocate(std::size_t bytes) = 0;
     virtual void release(void* pointer) noexcept = 0;

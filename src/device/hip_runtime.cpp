@@ -130,6 +130,12 @@ public:
               "hipModuleLaunchKernel");
     }
 
+    bool overlapped_launches(int /*device*/) override { return false; }
+    void launch_overlapped(void* function, Dim3 grid, Dim3 block, unsigned shared_bytes, void* stream,
+                           const void* params, std::size_t params_size) override {
+        launch(function, grid, block, shared_bytes, stream, params, params_size);
+    }
+
     void* allocate(std::size_t bytes) override {
         void* pointer = nullptr;
         check(hip_.hipMalloc_(&pointer, bytes == 0 ? 1 : bytes), fmt::format("hipMalloc({} bytes)", bytes));

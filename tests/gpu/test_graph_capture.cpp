@@ -1,7 +1,10 @@
-// Graph capture: forward, update and varlen_forward recorded on a stream into a graph
-// and replayed must give the eager results bit for bit. Each kernel runs once eagerly
-// first, so loading (and compiling) happens outside the capture. Update and varlen
-// change their states, so the eager run and the replay get identical copies.
+// Graph capture: forward, backward, update and varlen_forward recorded on a stream into a
+// graph and replayed must give the eager results bit for bit (backward's atomic dweight
+// path: dx bit for bit, dweight/dbias against the reference). Each kernel runs once
+// eagerly first, so loading (and compiling) happens outside the capture. Update and
+// varlen change their states, so the eager run and the replay get identical copies.
+// Backward launches two or three kernels per call, overlapped where the device allows:
+// the capture must keep their order.
 #include <doctest/doctest.h>
 
 #include "reference/reference.hpp"
@@ -76,6 +79,45 @@ void forward_case(Layout layout, DType dtype, bool seq_idx, std::uint32_t seed) 
     if (!capture_and_replay(stream.handle, 3, [&] { runtime().forward(a, stream.handle); })) return;
     check_same_bytes("out", out, eager_out);
     check_same_bytes("final_states", final_states, eager_final);
+}
+
+// Several parts per channel group (9 rows of 1031 steps), so the call launches the main
+// kernel and the reduce kernel (deterministic) or the zeroing and the main kernel (atomic).
+void backward_case(Layout layout, bool deterministic, std::uint32_t seed) {
+    const bool cl = layout == Layout::channel_last;
+    std::mt19937 rng(seed);
+    const std::int64_t B = 9, D = 67, L = 1031, W = 4;
+    const DType dtype = DType::bf16;
+    TestTensor x(dtype, {B, D, L}, view_kind(0, cl)), dout(dtype, {B, D, L}, view_kind(1, cl));
+    TestTensor weight(dtype, {D, W}), bias(dtype, {D});
+    TestTensor dx(dtype, {B, D, L}, view_kind(2, cl)), dweight(DType::fp32, {D, W}), dbias(DType::fp32, {D});
+    for (TestTensor* t : {&x, &dout, &weight, &bias}) t->fill_random(rng);
+    BackwardArgs a;
+    a.x = x.device_view(), a.weight = weight.device_view(), a.bias = bias.device_view(), a.dout = dout.device_view();
+    a.dx = dx.device_view(), a.dweight = dweight.device_view(), a.dbias = dbias.device_view();
+    a.activation = Activation::silu, a.deterministic = deterministic;
+
+    Stream stream;
+    if (!call_ok([&] { runtime().backward(a, stream.handle); })) return;
+    gpu().synchronize_stream(stream.handle);
+    dx.download(), dweight.download(), dbias.download();
+    const auto eager_dx = dx.host_bytes(), eager_dweight = dweight.host_bytes(), eager_dbias = dbias.host_bytes();
+    BackwardArgs h = a;
+    h.x = x.host_view(), h.weight = weight.host_view(), h.bias = bias.host_view(), h.dout = dout.host_view();
+    const auto want = reference::backward(h);
+    check_tensor("eager dx", dx, want.dx, reference::tolerance_for(dtype));
+
+    poison_all({&dx, &dweight, &dbias});
+    if (!capture_and_replay(stream.handle, 3, [&] { runtime().backward(a, stream.handle); })) return;
+    check_same_bytes("dx", dx, eager_dx);
+    if (deterministic) {
+        check_same_bytes("dweight", dweight, eager_dweight);
+        check_same_bytes("dbias", dbias, eager_dbias);
+    } else {
+        const auto reduction = reduction_tolerance_in(DType::fp32, B * L);
+        check_tensor("replayed dweight", dweight, want.dweight, reduction);
+        check_tensor("replayed dbias", dbias, want.dbias, reduction);
+    }
 }
 
 void update_case(std::uint32_t seed) {
@@ -156,6 +198,16 @@ TEST_CASE("graph capture: forward replays bit-exactly") {
             const std::uint32_t seed = case_seed(51, index++);
             INFO(std::string(to_string(layout)), " bf16 W=4 silu bias states seq_idx=", seq_idx, " | seed ", seed);
             forward_case(layout, DType::bf16, seq_idx, seed);
+        }
+}
+
+TEST_CASE("graph capture: backward replays bit-exactly (its two or three launches in order)") {
+    std::uint64_t index = 0;
+    for (Layout layout : {Layout::channel_first, Layout::channel_last})
+        for (bool deterministic : {true, false}) {
+            const std::uint32_t seed = case_seed(54, index++);
+            INFO(std::string(to_string(layout)), " bf16 W=4 silu bias deterministic=", deterministic, " | seed ", seed);
+            backward_case(layout, deterministic, seed);
         }
 }
 

@@ -148,13 +148,17 @@ void run(Launcher& launcher, const Variant& variant, const BackwardArgs& args, c
         set_reduce_split(p, 1);
         launcher.launch(Kernel::reduce, zero_grid, reduce_block, 0, &p, sizeof(p));
     }
+    // Each kernel after the first may start while the one before it runs (overlapped
+    // launches): the main kernel waits for the zeroing before its sums go out, the reduce
+    // kernel for the main kernel before it reads a row, and their launch latency and
+    // set-up hide behind the kernel before.
     p.reduce_mode = CC1D_REDUCE_SUM;
-    launcher.launch(Kernel::main, util::flat_grid(plan.channel_groups * plan.parts), plan.block, plan.shared_bytes, &p,
-                    sizeof(p));
+    launcher.launch_overlapped(Kernel::main, util::flat_grid(plan.channel_groups * plan.parts), plan.block,
+                               plan.shared_bytes, &p, sizeof(p));
     if (mode == CC1D_DW_PARTIAL_ROWS || mode == CC1D_DW_ATOMIC_PARTIAL) {
         set_reduce_split(p, sum_slices);
         const unsigned run_sums_bytes = sum_slices > 1 ? CC1D_REDUCE_THREADS * sizeof(float) : 0;
-        launcher.launch(Kernel::reduce, sum_grid, reduce_block, run_sums_bytes, &p, sizeof(p));
+        launcher.launch_overlapped(Kernel::reduce, sum_grid, reduce_block, run_sums_bytes, &p, sizeof(p));
     }
 }
 

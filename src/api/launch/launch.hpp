@@ -21,6 +21,12 @@ public:
     virtual ~Launcher() = default;
     virtual void launch(Kernel kernel, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes,
                         const void* params, std::size_t params_size) = 0;
+    // A launch that may start while this call's previous kernel still runs (where the
+    // device has overlapped launches): for a kernel that calls cc1d_wait_prior_grid before
+    // it touches what that kernel writes. The first kernel of a call is always a plain
+    // launch, since the kernel before it is the caller's.
+    virtual void launch_overlapped(Kernel kernel, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes,
+                                   const void* params, std::size_t params_size) = 0;
     virtual int multiprocessor_count() = 0;
     // Blocks of the main kernel resident per multiprocessor at its launch-bounds block size
     // without dynamic shared memory (what the driver reported when the module was loaded).
