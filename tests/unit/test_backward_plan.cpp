@@ -78,10 +78,15 @@ TEST_CASE("channel-last backward plan: walks shorter than the minimum chunk only
     const backward::Plan long_rows = backward::plan_channel_last(
         backward_variant(DType::bf16), shape_only_args(4, 256, 4096, DType::bf16), kH200Multiprocessors);
     CHECK(long_rows.tile_len == CC1D_BWD_CL_MIN_CHUNK);
-    // 2x64x128: a handful of blocks either way; 8-step walks finish sooner.
+    // 2x64x128: a handful of blocks either way; 4-step walks finish sooner (16 partial rows).
     const backward::Plan tiny = backward::plan_channel_last(
         backward_variant(DType::bf16), shape_only_args(2, 64, 128, DType::bf16), kH200Multiprocessors);
-    CHECK(tiny.tile_len == 8);
+    CHECK(tiny.tile_len == 4);
+    // 4x256x512: 4-step walks would leave 128 partial rows, two batches per reduce run.
+    const backward::Plan medium = backward::plan_channel_last(
+        backward_variant(DType::bf16), shape_only_args(4, 256, 512, DType::bf16), kH200Multiprocessors);
+    CHECK(medium.tile_len == 8);
+    CHECK(medium.parts == 64);
 }
 
 TEST_CASE("channel-last backward plan: more multiprocessors never give fewer parts") {

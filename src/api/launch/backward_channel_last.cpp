@@ -22,7 +22,11 @@ int channels_per_thread(const Variant& v) {
 // shared memory (<= 40 KiB of staged batches) allows 5.
 constexpr std::int64_t kBlocksPerSm = 4;
 // The shortest time chunk a small call is split into (see plan_channel_last).
-constexpr std::int64_t kShortestChunk = 8;
+constexpr std::int64_t kShortestChunk = 4;
+// Walks shorter than this only while a channel group's partial rows stay within what the
+// reduce kernel sums with one batch of loads per run (docs/perf.md entry 40).
+constexpr std::int64_t kShortWalk = 8;
+constexpr std::int64_t kOneBatchRows = std::int64_t(CC1D_REDUCE_MAX_SLICES) * CC1D_REDUCE_BATCH;
 
 // Powers of two leave a wave up to half empty (4x5376x4096 in 16-bit: 336 of 528
 // blocks, 16% occupancy). Given a chunk whose grid fits the wave, this is the shortest
@@ -73,9 +77,15 @@ Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_
     // steps, setup, the block's sums) that fewer steps amortize worse, which pays only
     // where the call is too small to be anything but latency-bound (4x256x4096 in 16-bit
     // went from 29 to 37 us when its 256 blocks of 32 steps became 512 of 16).
+    // Below 8 steps a walk saves less than the extra partial rows cost once the reduce
+    // kernel needs a second batch of loads per run: 2x64x128 went 6-10% faster at 4 steps
+    // (16 rows), 4x256x512 1-9% slower (128 rows).
+    auto shorter_fits = [&](std::int64_t half) {
+        return half < seqlen && plan.channel_groups * parts_for(half) <= wave &&
+               (half >= kShortWalk || parts_for(half) <= kOneBatchRows);
+    };
     if (plan.channel_groups * parts_for(chunk) * 4 <= wave)
-        while (chunk > kShortestChunk && chunk / 2 < seqlen && plan.channel_groups * parts_for(chunk / 2) <= wave)
-            chunk /= 2;
+        while (chunk > kShortestChunk && shorter_fits(chunk / 2)) chunk /= 2;
     chunk = fill_wave(chunk, seqlen, batch, wave, plan.channel_groups, threads_y);
     plan.tile_len = chunk;
     plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen, chunk));
