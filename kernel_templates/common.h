@@ -275,7 +275,7 @@ CC1D_DEVICE void cc1d_bwd_emit(const cc1d_bwd_params& p, cc1d_i64 part, cc1d_i64
 // slice adds the runs' sums in run order. The order depends only on `parts` (the
 // launcher picks the slices from it), so every run gives the same bits; with one slice it
 // is plain row order. A single thread walking 64 rows cost 10 us on an H100 (a load
-// latency per few rows); split into 8 runs, one latency or two.
+// latency per few rows); split into runs of at most 8 rows (up to 128 rows), one latency.
 CC1D_DEVICE void cc1d_bwd_reduce(const cc1d_bwd_params& p) {
     // Dynamic: the launcher gives CC1D_REDUCE_THREADS floats only when reduce_slices > 1,
     // so the one-slice launches (zeroing, a few rows) keep the kernel without shared memory.

@@ -41,7 +41,7 @@
 #define CC1D_BWD_CL_ASYNC_BATCH_BYTES 256  // ... or stages with cp.async (NVIDIA sm_80+)
 #define CC1D_REDUCE_THREADS 256
 #define CC1D_REDUCE_BATCH 8       // backward reduce: rows a thread has in flight at once
-#define CC1D_REDUCE_MAX_SLICES 8  // ... and the most runs a block splits the rows into
+#define CC1D_REDUCE_MAX_SLICES 16 // ... and the most runs a block splits the rows into
 
 // Where a backward block puts its dweight/dbias sums (cc1d_bwd_params.dw_mode).
 #define CC1D_DW_PARTIAL_ROWS 0    // its own row of `partials`; the reduce kernel sums the rows in order
@@ -120,7 +120,7 @@ struct cc1d_bwd_params {
     int seq_vector_ok;           // 1: seq_idx rows are 16-byte aligned with unit stride
     int dw_mode;                 // CC1D_DW_*
     int reduce_mode;             // CC1D_REDUCE_*
-    int reduce_slices;           // reduce kernel: runs the rows split into (1, 2, 4 or 8; 1 to zero)
+    int reduce_slices;           // reduce kernel: runs the rows split into (1, 2, 4, 8 or 16; 1 to zero)
     int reduce_column_shift;     // reduce kernel: log2 of its columns, CC1D_REDUCE_THREADS / reduce_slices
 };
 

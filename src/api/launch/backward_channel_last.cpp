@@ -23,10 +23,10 @@ int channels_per_thread(const Variant& v) {
 constexpr std::int64_t kBlocksPerSm = 4;
 // The shortest time chunk a small call is split into (see plan_channel_last).
 constexpr std::int64_t kShortestChunk = 4;
-// Walks shorter than this only while a channel group's partial rows stay within what the
-// reduce kernel sums with one batch of loads per run (docs/perf.md entry 40).
+// Walks shorter than kShortWalk only while a channel group keeps at most kShortWalkRows
+// partial rows (docs/perf.md entries 40-41).
 constexpr std::int64_t kShortWalk = 8;
-constexpr std::int64_t kOneBatchRows = std::int64_t(CC1D_REDUCE_MAX_SLICES) * CC1D_REDUCE_BATCH;
+constexpr std::int64_t kShortWalkRows = 64;
 
 // Powers of two leave a wave up to half empty (4x5376x4096 in 16-bit: 336 of 528
 // blocks, 16% occupancy). Given a chunk whose grid fits the wave, this is the shortest
@@ -77,12 +77,13 @@ Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_
     // steps, setup, the block's sums) that fewer steps amortize worse, which pays only
     // where the call is too small to be anything but latency-bound (4x256x4096 in 16-bit
     // went from 29 to 37 us when its 256 blocks of 32 steps became 512 of 16).
-    // Below 8 steps a walk saves less than the extra partial rows cost once the reduce
-    // kernel needs a second batch of loads per run: 2x64x128 went 6-10% faster at 4 steps
-    // (16 rows), 4x256x512 1-9% slower (128 rows).
+    // Below 8 steps a walk saves less than the extra partial rows cost on all but the
+    // smallest calls: 2x64x128 went 6-10% faster at 4 steps (16 rows); 4x256x512 (128 rows)
+    // 1-9% slower with the reduce's runs two batches long, and still mixed (fp32 SiLU +4-5%,
+    // 16-bit -1 to -4%) with twice the runs of one batch each.
     auto shorter_fits = [&](std::int64_t half) {
         return half < seqlen && plan.channel_groups * parts_for(half) <= wave &&
-               (half >= kShortWalk || parts_for(half) <= kOneBatchRows);
+               (half >= kShortWalk || parts_for(half) <= kShortWalkRows);
     };
     if (plan.channel_groups * parts_for(chunk) * 4 <= wave)
         while (chunk > kShortestChunk && shorter_fits(chunk / 2)) chunk /= 2;
