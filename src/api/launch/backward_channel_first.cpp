@@ -75,13 +75,15 @@ Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm
     // the channels alone fall short: every extra part costs a row of partial sums and,
     // past one part, the reduce kernel (one more launch).
     constexpr std::int64_t kBytesInFlightPerSm = 48 * 1024;
-    constexpr std::int64_t kFewUnits = 4;
+    constexpr std::int64_t kFewUnits = 2;
     const std::int64_t units = batch * plan.tiles;
     const std::int64_t block_bytes = std::int64_t(threads) * plan.ilp * 2 * 16;
     const std::int64_t wanted_blocks = std::int64_t(std::max(sm_count, 1)) * util::ceil_div(kBytesInFlightPerSm, block_bytes);
     const std::int64_t wanted_parts =
         std::clamp<std::int64_t>(util::ceil_div(wanted_blocks, std::max<std::int64_t>(dim, 1)), 1, std::max<std::int64_t>(units, 1));
-    // A few units per block cost less than a second launch (small calls are launch-bound).
+    // Two units per block cost less than a reduce launch (2x64x128 ran 4-19% slower in two
+    // parts on an H100); four do not (4x256x512 4-14% faster in parts, with overlapped
+    // launches; 0-5% without them, entry 23). docs/perf.md entry 42.
     plan.units_per_part = units <= kFewUnits ? std::max<std::int64_t>(units, 1)
                                              : std::max<std::int64_t>(1, util::ceil_div(units, wanted_parts));
     plan.parts = std::max<std::int64_t>(1, util::ceil_div(units, plan.units_per_part));
