@@ -4,6 +4,7 @@
 #include <chrono>
 #include <mutex>
 
+#include "api/device_launcher.hpp"
 #include "api/kernel_store.hpp"
 #include "api/launch/launch.hpp"
 #include "api/validate.hpp"
@@ -53,61 +54,6 @@ struct Runtime::Impl {
 };
 
 namespace {
-
-class DeviceLauncher final : public launch::Launcher {
-public:
-    DeviceLauncher(device::Device& device, int ordinal, const LoadedKernel& kernel, void* stream,
-                   StoreCounters& counters, WorkspacePool& pool, void* caller_workspace, std::size_t caller_bytes)
-        : device_(device), ordinal_(ordinal), kernel_(kernel), stream_(stream), counters_(counters), pool_(pool),
-          caller_workspace_(caller_workspace), caller_bytes_(caller_bytes) {}
-
-    void launch(launch::Kernel which, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes, const void* params,
-                std::size_t params_size) override {
-        start(which, grid, block, shared_bytes, params, params_size, false);
-    }
-    void launch_overlapped(launch::Kernel which, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes,
-                           const void* params, std::size_t params_size) override {
-        start(which, grid, block, shared_bytes, params, params_size, launched_ > 0);
-    }
-    int multiprocessor_count() override {
-        if (sm_count_ == 0) sm_count_ = device_.multiprocessor_count(ordinal_);
-        return sm_count_;
-    }
-    int main_resident_blocks() override { return kernel_.main_resident_blocks; }
-    void* workspace(std::size_t bytes) override {
-        if (caller_workspace_ != nullptr) {
-            if (caller_bytes_ < bytes)
-                fail(ErrorCode::invalid_argument, "workspace: {} bytes given, {} needed (backward_workspace_size)", caller_bytes_, bytes);
-            return caller_workspace_;
-        }
-        return pool_.get(device_, ordinal_, stream_, bytes);
-    }
-
-private:
-    void start(launch::Kernel which, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes, const void* params,
-               std::size_t params_size, bool overlapped) {
-        void* function = which == launch::Kernel::main ? kernel_.main : kernel_.second;
-        if (function == nullptr) fail(ErrorCode::unsupported, "this kernel family has one kernel only");
-        if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;   // nothing to do
-        if (overlapped && device_.overlapped_launches(ordinal_))
-            device_.launch_overlapped(function, grid, block, shared_bytes, stream_, params, params_size);
-        else
-            device_.launch(function, grid, block, shared_bytes, stream_, params, params_size);
-        ++launched_;
-        ++counters_.launches;
-    }
-
-    device::Device& device_;
-    int ordinal_;
-    const LoadedKernel& kernel_;
-    void* stream_;
-    StoreCounters& counters_;
-    WorkspacePool& pool_;
-    void* caller_workspace_;
-    std::size_t caller_bytes_;
-    int sm_count_ = 0;
-    int launched_ = 0;   // kernels this call has launched
-};
 
 bool empty(const Tensor& x) { return x.numel() == 0; }
 

@@ -1,0 +1,45 @@
+#include "api/device_launcher.hpp"
+
+#include "common/fail.hpp"
+
+namespace cc1d {
+
+void DeviceLauncher::launch(launch::Kernel which, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes,
+                            const void* params, std::size_t params_size) {
+    start(which, grid, block, shared_bytes, params, params_size, false);
+}
+
+void DeviceLauncher::launch_overlapped(launch::Kernel which, device::Dim3 grid, device::Dim3 block,
+                                       unsigned shared_bytes, const void* params, std::size_t params_size) {
+    start(which, grid, block, shared_bytes, params, params_size, launched_ > 0);
+}
+
+int DeviceLauncher::multiprocessor_count() {
+    if (sm_count_ == 0) sm_count_ = device_.multiprocessor_count(ordinal_);
+    return sm_count_;
+}
+
+void* DeviceLauncher::workspace(std::size_t bytes) {
+    if (caller_workspace_ != nullptr) {
+        if (caller_bytes_ < bytes)
+            fail(ErrorCode::invalid_argument, "workspace: {} bytes given, {} needed (backward_workspace_size)", caller_bytes_,
+                 bytes);
+        return caller_workspace_;
+    }
+    return pool_.get(device_, ordinal_, stream_, bytes);
+}
+
+void DeviceLauncher::start(launch::Kernel which, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes,
+                           const void* params, std::size_t params_size, bool overlapped) {
+    void* function = which == launch::Kernel::main ? kernel_.main : kernel_.second;
+    if (function == nullptr) fail(ErrorCode::unsupported, "this kernel family has one kernel only");
+    if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;   // nothing to do (and not the call's first kernel)
+    if (overlapped && device_.overlapped_launches(ordinal_))
+        device_.launch_overlapped(function, grid, block, shared_bytes, stream_, params, params_size);
+    else
+        device_.launch(function, grid, block, shared_bytes, stream_, params, params_size);
+    ++launched_;
+    ++counters_.launches;
+}
+
+}  // namespace cc1d
