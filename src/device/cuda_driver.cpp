@@ -24,7 +24,8 @@ namespace {
 #define CC1D_STRINGIZE(x) #x
 #define CC1D_SYMBOL_NAME(x) CC1D_STRINGIZE(x)
 #define CC1D_DRIVER_FUNCTIONS(X)                                                                          \
-    X(cuInit) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet)                    \
+    X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount)             \
+    X(cuDeviceGet)                                                                                        \
     X(cuDeviceGetAttribute) X(cuDeviceGetName) X(cuCtxGetCurrent) X(cuCtxSetCurrent) X(cuCtxGetDevice)    \
     X(cuDevicePrimaryCtxRetain) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)              \
     X(cuFuncGetAttribute) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                 \
@@ -47,9 +48,8 @@ struct DriverApi {
 #define CC1D_DECLARE(name) decltype(&name) name##_ = nullptr;
     CC1D_DRIVER_FUNCTIONS(CC1D_DECLARE)
 #undef CC1D_DECLARE
-    decltype(&cuDriverGetVersion) cuDriverGetVersion_ = nullptr;   // optional, like the next
 #if CC1D_HAVE_LAUNCH_EX
-    decltype(&cuLaunchKernelEx) cuLaunchKernelEx_ = nullptr;
+    decltype(&cuLaunchKernelEx) cuLaunchKernelEx_ = nullptr;   // optional
 #endif
 };
 
@@ -70,7 +70,6 @@ const DriverApi& driver() {
         CC1D_DRIVER_FUNCTIONS(CC1D_RESOLVE)
 #undef CC1D_RESOLVE
         if (!failure.empty()) return;
-        api.library.resolve(api.cuDriverGetVersion_, CC1D_SYMBOL_NAME(cuDriverGetVersion));
 #if CC1D_HAVE_LAUNCH_EX
         api.library.resolve(api.cuLaunchKernelEx_, CC1D_SYMBOL_NAME(cuLaunchKernelEx));
 #endif
@@ -309,9 +308,7 @@ private:
     bool overlap_supported_by_driver() const {
 #if CC1D_HAVE_LAUNCH_EX
         int version = 0;
-        if (cu_.cuLaunchKernelEx_ == nullptr || cu_.cuDriverGetVersion_ == nullptr ||
-            cu_.cuDriverGetVersion_(&version) != CUDA_SUCCESS)
-            return false;
+        if (cu_.cuLaunchKernelEx_ == nullptr || cu_.cuDriverGetVersion_(&version) != CUDA_SUCCESS) return false;
         return version >= 12030 && !env::flag("CC1D_DISABLE_OVERLAPPED_LAUNCH");
 #else
         return false;

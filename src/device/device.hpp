@@ -49,7 +49,8 @@ public:
     // Like launch, but the kernel may start before the previous kernel in `stream` has
     // finished: it must wait for it (cc1d_wait_prior_grid in the kernel templates) before
     // touching memory that kernel writes, and may read only what was complete before that
-    // kernel started. A plain launch where overlapped_launches is false.
+    // kernel started. For devices where overlapped_launches is true (the caller checks);
+    // a build or driver without the launch call makes it a plain launch.
     virtual void launch_overlapped(void* function, Dim3 grid, Dim3 block, unsigned shared_bytes, void* stream,
                                    const void* params, std::size_t params_size) = 0;
 
