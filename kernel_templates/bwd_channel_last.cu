@@ -24,7 +24,10 @@
 // per loop iteration; the windows stay in registers with compile-time indices, and since
 // kBlUnroll >= K + 1 replaces every window entry per iteration they need no moves at the
 // back edge. A batch in shared memory rather than registers leaves more threads per SM
-// and more bytes in flight, and keeps the unrolled code (compile time) small.
+// and more bytes in flight, and keeps the unrolled code (compile time) small. Most batches
+// lie wholly inside the chunk and the row, on an aligned lane: they walk a copy of the step
+// without the per-step position tests (bl_step<false>); the first and last batch of a
+// walk, and unaligned lanes, take the general step.
 //
 // kBlCpt is a 16-byte vector of channels (at most CC1D_BWD_CL_MAX_CHANNELS), halved while
 // kBlCpt * width > CC1D_BWD_CL_WINDOW
@@ -139,9 +142,18 @@ CC1D_DEVICE bl_raw bl_load(const x_t* at, cc1d_i64 sc, const bl_lane& lane) {
         if (e < lane.n) bl_set(r, e, at[e * (lane.vec ? 1 : sc)]);
     return r;
 }
-CC1D_DEVICE void bl_store(x_t* at, cc1d_i64 sc, const bl_lane& lane, const bl_raw& r) {
-    if (lane.vec && kBlBytes >= 4) {
+// kBlCpt contiguous channels at `at`, aligned for one access where kBlBytes >= 4.
+CC1D_DEVICE void bl_store_aligned(x_t* at, const bl_raw& r) {
+    if (kBlBytes >= 4) {
         *reinterpret_cast<bl_raw*>(at) = r;
+        return;
+    }
+#pragma unroll
+    for (int e = 0; e < kBlCpt; ++e) at[e] = cc1d_of_bits<x_t>((r.w[e >> 1] >> ((e & 1) * 16)) & 0xffffu);
+}
+CC1D_DEVICE void bl_store(x_t* at, cc1d_i64 sc, const bl_lane& lane, const bl_raw& r) {
+    if (lane.vec) {
+        bl_store_aligned(at, r);
         return;
     }
 #pragma unroll
@@ -297,6 +309,22 @@ CC1D_DEVICE void bl_stage_batch(const cc1d_bwd_params& p, const bl_row& row, con
         // without the compiler precomputing all the addresses at once.
         const x_t* px = row.x + x_first * p.x_stride_l;
         const x_t* pd = row.dout + q0 * p.dout_stride_l;
+        if (n_x0 <= 0 && n_d <= 0) {
+            // Every slot comes from memory (all batches but those at a row start): no tests.
+#pragma unroll 2
+            for (int n = 0; n < kBlSteps; ++n) {
+                const int slot = n * CC1D_BWD_CL_THREADS + st.tid;
+                bl_copy_async<kBlCopyBytes>(st.x + slot, px);
+#if CC1D_HAS_SEQ_IDX
+                bl_copy_async<4>(st.id + slot, row.seq + (x_first + n) * p.seq_stride_l);
+#endif
+                bl_copy_async<kBlCopyBytes>(st.d + slot, pd);
+                px += p.x_stride_l;
+                pd += p.dout_stride_l;
+            }
+            asm volatile("cp.async.commit_group;" ::: "memory");
+            return;
+        }
 #pragma unroll 2
         for (int n = 0; n < kBlSteps; ++n) {
             const int slot = n * CC1D_BWD_CL_THREADS + st.tid;
@@ -360,6 +388,131 @@ CC1D_DEVICE void bl_stage_batch(const cc1d_bwd_params& p, const bl_row& row, con
     }
 }
 
+// The walk's registers: the window of g, with silu the window of x̃, with seq_idx the ids.
+struct bl_windows {
+    float G[CC1D_K + 1][kBlCpt];    // G[i] = g[s + i]
+#if CC1D_SILU
+    float XW[CC1D_K + 1][kBlCpt];   // XW[i] = x̃[s - i]
+#endif
+#if CC1D_HAS_SEQ_IDX
+    int ids[kBlIds];   // silu: ids[m] = id(s - K + m); else ids[j] = id(s + j)
+#endif
+};
+
+// Where a batch's steps leave the chunk and the row, as step numbers (bl_steps_bound):
+// steps i >= own are the chunk's own positions (s < t_end), i <= bot are walked (s >= s_bot),
+// i <= pos lie at s >= 0, i <= fin at s >= L - K (final_states).
+struct bl_bounds {
+    int own, bot, pos, fin;
+};
+
+// kBlCpt fp32 values as x_t bits, rounded to nearest even (16-bit pairs in one instruction).
+CC1D_DEVICE bl_raw bl_pack(const float (&v)[kBlCpt]) {
+    bl_raw r = bl_raw_zero();
+    if (sizeof(x_t) == 4) {
+#pragma unroll
+        for (int e = 0; e < kBlCpt; ++e) r.w[e] = cc1d_bits_of(cc1d_to_x(v[e]));
+    } else if (kBlCpt == 1) {
+        bl_set(r, 0, cc1d_to_x(v[0]));
+    } else {
+#pragma unroll
+        for (int e = 0; e + 1 < kBlCpt; e += 2) r.w[e >> 1] = cc1d_pack_pair(v[e], v[e + 1]);
+    }
+    return r;
+}
+
+// Step i of a batch: position s = sb - i, its slot kBlSteps - 1 - i, dx[s] at `dx`.
+// kEdge: the step may lie past the chunk's own positions, before the row start or near
+// its end, or the lane may be unaligned. A batch with none of that (most of them) walks
+// with kEdge false: no per-step tests, dx stored as one vector.
+template <bool kEdge>
+CC1D_DEVICE void bl_step(const cc1d_bwd_params& p, const bl_row& row, const bl_lane& lane, const bl_stage& stage,
+                         const bl_bounds& at, cc1d_i64 sb, int i, x_t* dx, bl_windows& win, bl_state& st) {
+    const int slot = (kBlSteps - 1 - i) * CC1D_BWD_CL_THREADS + stage.tid;
+    const bl_raw dr = stage.d[slot];
+#if CC1D_SILU
+    constexpr int me = CC1D_K;   // ids index of s
+#else
+    const bl_raw xr = stage.x[slot];   // x̃[s]
+#if CC1D_HAS_SEQ_IDX
+#pragma unroll
+    for (int m = CC1D_K; m > 0; --m) win.ids[m] = win.ids[m - 1];
+    win.ids[0] = stage.id[slot];
+#endif
+    constexpr int me = 0;
+#endif
+    (void)me;
+    float gs[kBlCpt];
+#pragma unroll
+    for (int c = 0; c < kBlCpt; ++c) {
+        float gv = bl_float(dr, c);
+#if CC1D_SILU
+        float z = st.bias[c];
+#pragma unroll
+        for (int k = 0; k <= CC1D_K; ++k) {
+#if CC1D_HAS_SEQ_IDX
+            z = fmaf(win.ids[k] == win.ids[me] ? st.w[c][k] : 0.0f, win.XW[CC1D_K - k][c], z);
+#else
+            z = fmaf(st.w[c][k], win.XW[CC1D_K - k][c], z);
+#endif
+        }
+        gv *= cc1d_bwd_act_grad(z);
+#endif
+#if CC1D_HAS_SEQ_IDX
+        if (win.ids[me] < 0) gv = 0.0f;   // padding: the output was forced to 0
+#endif
+        gs[c] = !kEdge || i <= at.pos ? gv : 0.0f;
+    }
+#pragma unroll
+    for (int k = CC1D_K; k > 0; --k)
+#pragma unroll
+        for (int c = 0; c < kBlCpt; ++c) win.G[k][c] = win.G[k - 1][c];
+#pragma unroll
+    for (int c = 0; c < kBlCpt; ++c) win.G[0][c] = gs[c];
+
+    if (!kEdge || (i >= at.own && i <= at.bot)) {   // the chunk's own position (or x̃[s < 0] in chunk 0)
+        float acc[kBlCpt];
+#pragma unroll
+        for (int c = 0; c < kBlCpt; ++c) {
+#if CC1D_SILU
+            const float xs = win.XW[0][c];
+#else
+            const float xs = bl_float(xr, c);
+#endif
+            acc[c] = 0.0f;
+#pragma unroll
+            for (int k = 0; k <= CC1D_K; ++k) {
+#if CC1D_HAS_SEQ_IDX
+                // id(s + K - k) against id(s)
+                const float gk = win.ids[me + CC1D_K - k] == win.ids[me] ? win.G[CC1D_K - k][c] : 0.0f;
+#else
+                const float gk = win.G[CC1D_K - k][c];
+#endif
+                acc[c] = fmaf(st.w[c][k], gk, acc[c]);
+                st.dw[c][k] = fmaf(xs, gk, st.dw[c][k]);   // x̃[s] * g[s+K-k]
+            }
+            st.db[c] += gs[c];
+        }
+        if (kEdge) bl_emit_dx(p, row, lane, sb - i, i <= at.fin, dx, acc);
+        else bl_store_aligned(dx, bl_pack(acc));
+    }
+#if CC1D_SILU
+    // On to s - 1: x̃[s-1-K] (and its id) enter the window.
+    const bl_raw xr = stage.x[slot];
+#pragma unroll
+    for (int k = 0; k < CC1D_K; ++k)
+#pragma unroll
+        for (int c = 0; c < kBlCpt; ++c) win.XW[k][c] = win.XW[k + 1][c];
+#pragma unroll
+    for (int c = 0; c < kBlCpt; ++c) win.XW[CC1D_K][c] = bl_float(xr, c);
+#if CC1D_HAS_SEQ_IDX
+#pragma unroll
+    for (int m = kBlIds - 1; m > 0; --m) win.ids[m] = win.ids[m - 1];
+    win.ids[0] = stage.id[slot];
+#endif
+#endif
+}
+
 // One unit: chunk [t_begin, t_end) of row b, walked backward (see the header comment).
 CC1D_DEVICE void bl_walk(const cc1d_bwd_params& p, const bl_row& row, const bl_lane& lane, cc1d_i64 chunk,
                          const bl_stage& stage_all, bl_state& st) {
@@ -371,26 +524,25 @@ CC1D_DEVICE void bl_walk(const cc1d_bwd_params& p, const bl_row& row, const bl_l
     // Last position walked: chunk 0 continues into x̃[-K .. -1] (initial_states) for dw and dinit.
     const cc1d_i64 s_bot = (CC1D_HAS_INITIAL_STATES && chunk == 0) ? -CC1D_K : t_begin;
 
-    float G[CC1D_K + 1][kBlCpt];   // G[i] = g[s + i]
+    bl_windows win;
 #pragma unroll
     for (int i = 0; i <= CC1D_K; ++i)
 #pragma unroll
-        for (int c = 0; c < kBlCpt; ++c) G[i][c] = 0.0f;
+        for (int c = 0; c < kBlCpt; ++c) win.G[i][c] = 0.0f;
 #if CC1D_HAS_SEQ_IDX
-    int ids[kBlIds];   // silu: ids[m] = id(s - K + m); else ids[j] = id(s + j)
 #pragma unroll
-    for (int m = 0; m < kBlIds; ++m) ids[m] = -1;
+    for (int m = 0; m < kBlIds; ++m) win.ids[m] = -1;
 #endif
 #if CC1D_SILU
-    float XW[CC1D_K + 1][kBlCpt];   // XW[i] = x̃[s - i]: the first step's window, loaded here
+    // The first step's window of x̃, loaded here.
 #pragma unroll
     for (int i = 0; i <= CC1D_K; ++i) {
         const cc1d_i64 q = s_top - i;
         const bl_raw r = q >= s_bot - CC1D_K ? bl_load_x(p, row, lane, q) : bl_raw_zero();
 #pragma unroll
-        for (int c = 0; c < kBlCpt; ++c) XW[i][c] = bl_float(r, c);
+        for (int c = 0; c < kBlCpt; ++c) win.XW[i][c] = bl_float(r, c);
 #if CC1D_HAS_SEQ_IDX
-        ids[CC1D_K - i] = bl_id_at(p, row, q);
+        win.ids[CC1D_K - i] = bl_id_at(p, row, q);
 #endif
     }
 #endif
@@ -411,100 +563,31 @@ CC1D_DEVICE void bl_walk(const cc1d_bwd_params& p, const bl_row& row, const bl_l
             buffer ^= 1;
         }
 
-        // Step i is position s = sb - i; its slot is kBlSteps - 1 - i.
-        const int i_own = bl_steps_bound(sb - t_end + 1);     // s < t_end from here on
-        const int i_bot = bl_steps_bound(sb - s_bot);         // s >= s_bot up to here
-        const int i_pos = bl_steps_bound(sb);                 // s >= 0 up to here
-        const int i_fin = bl_steps_bound(sb - (L - CC1D_K));  // s >= L - K up to here
+        bl_bounds at;
+        at.own = bl_steps_bound(sb - t_end + 1);
+        at.bot = bl_steps_bound(sb - s_bot);
+        at.pos = bl_steps_bound(sb);
+        at.fin = bl_steps_bound(sb - (L - CC1D_K));
         x_t* pdx = row.dx + sb * p.dx_stride_l;
+        const bool interior = lane.vec && at.own <= 0 && at.bot >= kBlSteps - 1 && at.pos >= kBlSteps - 1 &&
+                              (!CC1D_HAS_FINAL_STATES || at.fin < 0);
+        if (interior) {
 #pragma unroll 1
-        for (int i0 = 0; i0 < kBlSteps && i0 <= i_bot; i0 += kBlUnroll) {
+            for (int i0 = 0; i0 < kBlSteps; i0 += kBlUnroll) {
 #pragma unroll
-            for (int j = 0; j < kBlUnroll; ++j) {
-                const int i = i0 + j;
-                const int slot = (kBlSteps - 1 - i) * CC1D_BWD_CL_THREADS + stage.tid;
-                const bl_raw dr = stage.d[slot];
-#if CC1D_SILU
-                const int me = CC1D_K;   // ids index of s
-#else
-                const bl_raw xr = stage.x[slot];   // x̃[s]
-#if CC1D_HAS_SEQ_IDX
-#pragma unroll
-                for (int m = CC1D_K; m > 0; --m) ids[m] = ids[m - 1];
-                ids[0] = stage.id[slot];
-#endif
-                const int me = 0;
-#endif
-                (void)me;
-                float gs[kBlCpt];
-#pragma unroll
-                for (int c = 0; c < kBlCpt; ++c) {
-                    float gv = bl_float(dr, c);
-#if CC1D_SILU
-                    float z = st.bias[c];
-#pragma unroll
-                    for (int k = 0; k <= CC1D_K; ++k) {
-#if CC1D_HAS_SEQ_IDX
-                        z = fmaf(ids[k] == ids[me] ? st.w[c][k] : 0.0f, XW[CC1D_K - k][c], z);
-#else
-                        z = fmaf(st.w[c][k], XW[CC1D_K - k][c], z);
-#endif
-                    }
-                    gv *= cc1d_bwd_act_grad(z);
-#endif
-#if CC1D_HAS_SEQ_IDX
-                    if (ids[me] < 0) gv = 0.0f;   // padding: the output was forced to 0
-#endif
-                    gs[c] = i <= i_pos ? gv : 0.0f;
+                for (int j = 0; j < kBlUnroll; ++j) {
+                    bl_step<false>(p, row, lane, stage, at, sb, i0 + j, pdx, win, st);
+                    pdx -= p.dx_stride_l;
                 }
+            }
+        } else {
+#pragma unroll 1
+            for (int i0 = 0; i0 < kBlSteps && i0 <= at.bot; i0 += kBlUnroll) {
 #pragma unroll
-                for (int k = CC1D_K; k > 0; --k)
-#pragma unroll
-                    for (int c = 0; c < kBlCpt; ++c) G[k][c] = G[k - 1][c];
-#pragma unroll
-                for (int c = 0; c < kBlCpt; ++c) G[0][c] = gs[c];
-
-                if (i >= i_own && i <= i_bot) {   // the chunk's own position (or x̃[s < 0] in chunk 0)
-                    float acc[kBlCpt];
-#pragma unroll
-                    for (int c = 0; c < kBlCpt; ++c) {
-#if CC1D_SILU
-                        const float xs = XW[0][c];
-#else
-                        const float xs = bl_float(xr, c);
-#endif
-                        acc[c] = 0.0f;
-#pragma unroll
-                        for (int k = 0; k <= CC1D_K; ++k) {
-#if CC1D_HAS_SEQ_IDX
-                            // id(s + K - k) against id(s)
-                            const float gk = ids[me + CC1D_K - k] == ids[me] ? G[CC1D_K - k][c] : 0.0f;
-#else
-                            const float gk = G[CC1D_K - k][c];
-#endif
-                            acc[c] = fmaf(st.w[c][k], gk, acc[c]);
-                            st.dw[c][k] = fmaf(xs, gk, st.dw[c][k]);   // x̃[s] * g[s+K-k]
-                        }
-                        st.db[c] += gs[c];
-                    }
-                    bl_emit_dx(p, row, lane, sb - i, i <= i_fin, pdx, acc);
+                for (int j = 0; j < kBlUnroll; ++j) {
+                    bl_step<true>(p, row, lane, stage, at, sb, i0 + j, pdx, win, st);
+                    pdx -= p.dx_stride_l;
                 }
-#if CC1D_SILU
-                // On to s - 1: x̃[s-1-K] (and its id) enter the window.
-                const bl_raw xr = stage.x[slot];
-#pragma unroll
-                for (int k = 0; k < CC1D_K; ++k)
-#pragma unroll
-                    for (int c = 0; c < kBlCpt; ++c) XW[k][c] = XW[k + 1][c];
-#pragma unroll
-                for (int c = 0; c < kBlCpt; ++c) XW[CC1D_K][c] = bl_float(xr, c);
-#if CC1D_HAS_SEQ_IDX
-#pragma unroll
-                for (int m = kBlIds - 1; m > 0; --m) ids[m] = ids[m - 1];
-                ids[0] = stage.id[slot];
-#endif
-#endif
-                pdx -= p.dx_stride_l;
             }
         }
     }
