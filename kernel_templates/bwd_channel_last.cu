@@ -158,7 +158,7 @@ CC1D_DEVICE void bl_store(x_t* at, cc1d_i64 sc, const bl_lane& lane, const bl_ra
     }
 #pragma unroll
     for (int e = 0; e < kBlCpt; ++e)
-        if (e < lane.n) at[e * (lane.vec ? 1 : sc)] = cc1d_of_bits<x_t>(sizeof(x_t) == 4 ? r.w[e] : (r.w[e >> 1] >> ((e & 1) * 16)) & 0xffffu);
+        if (e < lane.n) at[e * sc] = cc1d_of_bits<x_t>(sizeof(x_t) == 4 ? r.w[e] : (r.w[e >> 1] >> ((e & 1) * 16)) & 0xffffu);
 }
 
 // What one walk needs of its row.
@@ -198,6 +198,21 @@ CC1D_DEVICE int bl_id_at(const cc1d_bwd_params& p, const bl_row& row, cc1d_i64 q
 #endif
 }
 
+// kBlCpt fp32 values as x_t bits, rounded to nearest even (16-bit pairs in one instruction).
+CC1D_DEVICE bl_raw bl_pack(const float (&v)[kBlCpt]) {
+    bl_raw r = bl_raw_zero();
+    if (sizeof(x_t) == 4) {
+#pragma unroll
+        for (int e = 0; e < kBlCpt; ++e) r.w[e] = cc1d_bits_of(cc1d_to_x(v[e]));
+    } else if (kBlCpt == 1) {
+        bl_set(r, 0, cc1d_to_x(v[0]));
+    } else {
+#pragma unroll
+        for (int e = 0; e + 1 < kBlCpt; e += 2) r.w[e >> 1] = cc1d_pack_pair(v[e], v[e + 1]);
+    }
+    return r;
+}
+
 // The gradient reaching x̃[s] (s < L) is acc: s >= 0 goes to dx (at `dx`), s < 0 to
 // dinitial_states. final_states[j] = x̃[L-K+j], so dfinal adds straight in (`final`).
 CC1D_DEVICE void bl_emit_dx(const cc1d_bwd_params& p, const bl_row& row, const bl_lane& lane, cc1d_i64 s, bool final,
@@ -214,10 +229,7 @@ CC1D_DEVICE void bl_emit_dx(const cc1d_bwd_params& p, const bl_row& row, const b
     (void)final;
 #endif
     if (s >= 0) {
-        bl_raw r = bl_raw_zero();
-#pragma unroll
-        for (int e = 0; e < kBlCpt; ++e) bl_set(r, e, cc1d_to_x(acc[e]));
-        bl_store(dx, p.dx_stride_d, lane, r);
+        bl_store(dx, p.dx_stride_d, lane, bl_pack(acc));
         return;
     }
 #if CC1D_HAS_INITIAL_STATES
@@ -405,21 +417,6 @@ struct bl_windows {
 struct bl_bounds {
     int own, bot, pos, fin;
 };
-
-// kBlCpt fp32 values as x_t bits, rounded to nearest even (16-bit pairs in one instruction).
-CC1D_DEVICE bl_raw bl_pack(const float (&v)[kBlCpt]) {
-    bl_raw r = bl_raw_zero();
-    if (sizeof(x_t) == 4) {
-#pragma unroll
-        for (int e = 0; e < kBlCpt; ++e) r.w[e] = cc1d_bits_of(cc1d_to_x(v[e]));
-    } else if (kBlCpt == 1) {
-        bl_set(r, 0, cc1d_to_x(v[0]));
-    } else {
-#pragma unroll
-        for (int e = 0; e + 1 < kBlCpt; e += 2) r.w[e >> 1] = cc1d_pack_pair(v[e], v[e + 1]);
-    }
-    return r;
-}
 
 // Step i of a batch: position s = sb - i, its slot kBlSteps - 1 - i, dx[s] at `dx`.
 // kEdge: the step may lie past the chunk's own positions, before the row start or near
