@@ -1,7 +1,8 @@
 // How the channel-last forward's register-window kernel splits a call: every step of
 // every row in exactly one chunk of whole batches of rows; one resident wave at most (as
 // full as whole chunks allow) while the rows fit in it; one batch per task for calls too
-// small to fill it; enough blocks for every task.
+// small to fill it; enough blocks for every task. Up to width 4 without seq_idx, two-batch
+// chunks in place of those longer than four batches, in as many waves as they take.
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
@@ -20,11 +21,11 @@ namespace {
 constexpr int kH100 = 132;
 constexpr std::int64_t kTasksPerBlock = CC1D_FWD_CL_WINDOW_THREADS / CC1D_FWD_CL_WINDOW_GROUP;
 
-void check_plan(std::int64_t batch, std::int64_t dim, std::int64_t seqlen, int width, int x_bytes, int sms,
-                int resident) {
-    INFO("B=", batch, " D=", dim, " L=", seqlen, " W=", width, " x bytes=", x_bytes, " SMs=", sms,
-         " resident=", resident);
-    const auto plan = plan_channel_last_window(batch, dim, seqlen, width, x_bytes, sms, resident);
+void check_plan(std::int64_t batch, std::int64_t dim, std::int64_t seqlen, int width, int x_bytes, bool seq_idx,
+                int sms, int resident) {
+    INFO("B=", batch, " D=", dim, " L=", seqlen, " W=", width, " x bytes=", x_bytes, " seq_idx=", seq_idx,
+         " SMs=", sms, " resident=", resident);
+    const auto plan = plan_channel_last_window(batch, dim, seqlen, width, x_bytes, seq_idx, sms, resident);
     const std::int64_t granule = window_batch_rows(width, x_bytes);
     CHECK(plan.chunk_len % granule == 0);
     CHECK(plan.chunk_len >= granule);
@@ -36,6 +37,13 @@ void check_plan(std::int64_t batch, std::int64_t dim, std::int64_t seqlen, int w
     CHECK(plan.tasks == rows * plan.tiles);
     CHECK(plan.blocks * kTasksPerBlock >= plan.tasks);
     CHECK((plan.blocks - 1) * kTasksPerBlock < plan.tasks);
+    if (width <= 4 && !seq_idx) {
+        // The wave-fitting chunk (the seq_idx plan, checked below), cut to two batches when
+        // longer than four.
+        const auto wave_plan = plan_channel_last_window(batch, dim, seqlen, width, x_bytes, true, sms, resident);
+        CHECK(plan.chunk_len == (wave_plan.chunk_len > 4 * granule ? 2 * granule : wave_plan.chunk_len));
+        return;
+    }
     const std::int64_t wave = std::int64_t(sms) * (resident > 0 ? resident : 4) * kTasksPerBlock;
     if (rows <= wave) {
         CHECK(plan.tasks <= wave);
@@ -57,21 +65,36 @@ TEST_CASE("window plan: every step of every row in one chunk, for any shape") {
             for (std::int64_t seqlen : {0, 1, 2, 15, 16, 17, 129, 1134, 4096, 100000})
                 for (int width : {1, 4, 5, 8})
                     for (int x_bytes : {2, 4})
-                        for (int sms : {1, kH100, 304})
-                            for (int resident : {0, 1, 6, 16}) check_plan(batch, dim, seqlen, width, x_bytes, sms, resident);
+                        for (bool seq_idx : {false, true})
+                            for (int sms : {1, kH100, 304})
+                                for (int resident : {0, 1, 6, 16})
+                                    check_plan(batch, dim, seqlen, width, x_bytes, seq_idx, sms, resident);
 }
 
 TEST_CASE("window plan: the anchor shapes on an H100 at 6 resident blocks") {
-    // 4x5376x4096 16-bit: 168 task rows, 3168 tasks a wave: 18 chunks of 232 steps (95% full).
-    auto large = plan_channel_last_window(4, 5376, 4096, 4, 2, kH100, 6);
+    // 4x5376x4096 16-bit with seq_idx: 168 task rows, 3168 tasks a wave: 18 chunks of 232
+    // steps (95% full).
+    auto large = plan_channel_last_window(4, 5376, 4096, 4, 2, true, kH100, 6);
     CHECK(large.chunk_len == 232);
     CHECK(large.tasks == 168 * 18);
-    // 8x2048x1024 16-bit: 128 task rows, 24 chunks each at most: 48 steps.
-    CHECK(plan_channel_last_window(8, 2048, 1024, 4, 2, kH100, 6).chunk_len == 48);
+    // Without seq_idx: 16-step chunks (two batches of 8 rows), 256 per row, 13.6 waves.
+    auto short_chunks = plan_channel_last_window(4, 5376, 4096, 4, 2, false, kH100, 6);
+    CHECK(short_chunks.chunk_len == 16);
+    CHECK(short_chunks.tasks == 168 * 256);
+    // Width 8 keeps the wave-fitting chunk: 336 task rows of 2-channel vectors, 9 chunks
+    // each, in 16-row batches: 464 steps.
+    CHECK(plan_channel_last_window(4, 5376, 4096, 8, 2, false, kH100, 6).chunk_len == 464);
+    // 8x2048x1024 16-bit: 128 task rows, 24 chunks each at most: 48 steps; 16 without seq_idx.
+    CHECK(plan_channel_last_window(8, 2048, 1024, 4, 2, true, kH100, 6).chunk_len == 48);
+    CHECK(plan_channel_last_window(8, 2048, 1024, 4, 2, false, kH100, 6).chunk_len == 16);
+    // 4x4096x512 16-bit: 128 task rows, 24 chunks each at most: 24 steps (3 batches), kept;
+    // at 5 resident blocks (the H100's), 20 chunks of 32 steps (4 batches), kept too.
+    CHECK(plan_channel_last_window(4, 4096, 512, 4, 2, false, kH100, 6).chunk_len == 24);
+    CHECK(plan_channel_last_window(4, 4096, 512, 4, 2, false, kH100, 5).chunk_len == 32);
     // 4x256x512 16-bit fills no wave: one batch (8 rows) per task.
-    CHECK(plan_channel_last_window(4, 256, 512, 4, 2, kH100, 6).chunk_len == 8);
+    CHECK(plan_channel_last_window(4, 256, 512, 4, 2, false, kH100, 6).chunk_len == 8);
     // fp32 loads half as many rows per batch.
-    CHECK(plan_channel_last_window(4, 256, 512, 4, 4, kH100, 6).chunk_len == 4);
+    CHECK(plan_channel_last_window(4, 256, 512, 4, 4, false, kH100, 6).chunk_len == 4);
 }
 
 TEST_CASE("window kernel: 16-bit x up to width 8, the shared-memory tile elsewhere") {

@@ -15,13 +15,22 @@ namespace forward {
 
 // Assumed when the driver reports no occupancy (0 resident blocks).
 constexpr int kFallbackResidentBlocks = 4;
+// Short chunks (forward_window_plan.hpp): two batches a task, in place of wave-fitting
+// chunks longer than four batches, up to width 4 (a halo of at most 3 rows on 16), without
+// seq_idx. Measured on an H100 (docs/perf.md, entry 46): with seq_idx (per-step ids) 16-step
+// chunks ran 8% slower than the wave-fitting ones on 4x5376x4096, widths 6 and 8 (5-7 halo
+// rows on 16 or 32 steps) 5-26% slower, and 4x4096x512, whose wave-fitting chunk is 4
+// batches, up to 10% slower.
+constexpr std::int64_t kShortChunkBatches = 2;
+constexpr std::int64_t kLongChunkBatches = 4;
+constexpr int kShortChunkMaxWidth = 4;
 
 int window_batch_rows(int width, int x_bytes) {
     return CC1D_FWD_CL_WINDOW_BATCH_BYTES / (CC1D_FWD_CL_WINDOW_CHANNELS(width) * x_bytes);
 }
 
 WindowPlan plan_channel_last_window(std::int64_t batch, std::int64_t dim, std::int64_t seqlen, int width,
-                                    int x_bytes, int sm_count, int resident_blocks) {
+                                    int x_bytes, bool seq_idx, int sm_count, int resident_blocks) {
     constexpr std::int64_t kTasksPerBlock = CC1D_FWD_CL_WINDOW_THREADS / CC1D_FWD_CL_WINDOW_GROUP;
     const std::int64_t granule = window_batch_rows(width, x_bytes);
     const std::int64_t vectors = util::ceil_div(dim, CC1D_FWD_CL_WINDOW_CHANNELS(width));
@@ -31,6 +40,8 @@ WindowPlan plan_channel_last_window(std::int64_t batch, std::int64_t dim, std::i
     const std::int64_t chunks_per_row = std::max<std::int64_t>(1, wave / std::max<std::int64_t>(rows, 1));
     WindowPlan plan;
     plan.chunk_len = util::ceil_div(util::ceil_div(std::max<std::int64_t>(seqlen, 1), chunks_per_row), granule) * granule;
+    if (width <= kShortChunkMaxWidth && !seq_idx && plan.chunk_len > kLongChunkBatches * granule)
+        plan.chunk_len = kShortChunkBatches * granule;
     plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen, plan.chunk_len));
     plan.tasks = rows * plan.tiles;
     plan.blocks = util::ceil_div(plan.tasks, kTasksPerBlock);
@@ -43,8 +54,9 @@ namespace {
 
 void launch_window(Launcher& launcher, const Variant& variant, const ForwardArgs& args, int x_bytes,
                    cc1d_fwd_params p) {
-    const auto plan = forward::plan_channel_last_window(p.batch, p.dim, p.seqlen, variant.width, x_bytes,
-                                                        launcher.multiprocessor_count(), launcher.main_resident_blocks());
+    const auto plan =
+        forward::plan_channel_last_window(p.batch, p.dim, p.seqlen, variant.width, x_bytes, variant.seq_idx,
+                                          launcher.multiprocessor_count(), launcher.main_resident_blocks());
     // The kernel splits task indices in 32 bits.
     if (plan.tasks >= (std::int64_t(1) << 32))
         fail(ErrorCode::unsupported, "forward: {} row-group tasks; at most 2^32 - 1 are supported (split the call)",
