@@ -71,6 +71,16 @@ TEST_CASE("channel-last backward plan: one wave, nearly full, every step covered
         backward_variant(DType::bf16), shape_only_args(4, 5376, 4096, DType::bf16), kH200Multiprocessors);
     CHECK(blocks_of(wide) == 504);
     CHECK(wide.tile_len == 344);
+    // 8x2048x1024 in 16-bit: 64-step chunks would fill the wave (512 blocks); 128-step
+    // chunks keep 256 blocks, at least 1.5 a multiprocessor, and walk twice as far.
+    const backward::Plan mid = backward::plan_channel_last(
+        backward_variant(DType::bf16), shape_only_args(8, 2048, 1024, DType::bf16), kH200Multiprocessors);
+    CHECK(mid.tile_len == 128);
+    CHECK(blocks_of(mid) == 256);
+    // 4x4096x512 in 16-bit: 128-step chunks would leave 128 blocks; the wave-fitting 32 stay.
+    const backward::Plan short_rows = backward::plan_channel_last(
+        backward_variant(DType::fp16), shape_only_args(4, 4096, 512, DType::fp16), kH200Multiprocessors);
+    CHECK(short_rows.tile_len == 32);
 }
 
 TEST_CASE("channel-last backward plan: walks shorter than the minimum chunk only for calls far from a wave") {
