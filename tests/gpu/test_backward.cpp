@@ -205,3 +205,22 @@ TEST_CASE("backward: a caller's workspace of the queried size, random contents b
                 run_backward_case(v, r, seed, true);
             }
 }
+
+TEST_CASE("backward: channel-last calls of mid size walked in 128-step chunks") {
+    // 8 x 2051 x 1023: the wave-fitting chunk is under 128 steps and 128-step chunks keep
+    // the grid at 1.5 blocks per multiprocessor or more (backward_channel_last.cpp), on
+    // GPUs of 108 to ~180 multiprocessors; odd channels and an odd length leave a partial
+    // channel group and a partial last chunk.
+    std::uint64_t index = 0;
+    for (DType x : {DType::bf16, DType::fp16})
+        for (int width : {2, 3, 4}) {
+            const int turn = static_cast<int>(index);
+            BackwardVariant v{Layout::channel_last, {x, x}, width, turn % 2 ? Activation::silu : Activation::none, true,
+                              false, turn % 3 == 0, turn % 3 == 1, turn != 4};
+            const Run r{8, 2051, 1023, view_kind(turn, true), view_kind(turn + 1, true), view_kind(turn + 2, true),
+                        view_kind(0, false), turn % 2 == 0, false, turn % 3 == 0};
+            const std::uint32_t seed = case_seed(15, index++);
+            INFO(v.name(), " | ", r.name(), " | seed ", seed);
+            run_backward_case(v, r, seed);
+        }
+}
