@@ -95,7 +95,7 @@ Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_
     // A walk's first batch waits for its loads with nothing to overlap them, and each
     // chunk re-reads its halo steps: a walk of 64 steps pays both twice as often as one of
     // 128. On 8x2048x1024 16-bit (64-step chunks, 512 blocks) 128-step chunks in 256 blocks
-    // ran 3-6% faster on an H100; 256-step chunks (128 blocks) 3-10% slower. More
+    // ran 3-6% faster on an H100; 256-step chunks (128 blocks) 3% slower. More
     // multiprocessors never lengthen the chunk (the parts stay monotonic).
     if (chunk < kLongWalk && kLongWalk < seqlen &&
         double(plan.channel_groups * parts_for(kLongWalk)) >= kLongWalkBlocksPerSm * std::max(sm_count, 1))

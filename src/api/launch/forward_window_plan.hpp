@@ -24,8 +24,8 @@ struct WindowPlan {
 // to two (16 steps in 16-bit), in as many waves as that takes (4x5376x4096 bf16 on an
 // H100: 134.9 -> 123.4 us, 86.5% -> 94.5% of copy bandwidth; docs/perf.md, entry 46). The
 // blocks in flight then hold a short, contiguous stretch of rows, as a copy's do, where
-// long walks that drift apart spread the reads over many rows at once (the likely reason:
-// DRAM traffic and bytes are the same). Halo rows cost 3 in 16 at most, mostly from L2
+// long walks that drift apart spread the reads over many rows at once: the likely reason,
+// as both plans move the same DRAM bytes. Halo rows cost 3 in 16 at most, mostly from L2
 // (the neighbouring chunk's task runs at the same time).
 WindowPlan plan_channel_last_window(std::int64_t batch, std::int64_t dim, std::int64_t seqlen, int width,
                                     int x_bytes, bool seq_idx, int sm_count, int resident_blocks);
