@@ -25,6 +25,7 @@ constexpr int kWinBatch = CC1D_FWD_CL_WINDOW_BATCH_BYTES / (kWinWords * 4);     
 constexpr int kWinGroup = CC1D_FWD_CL_WINDOW_GROUP;                                   // threads per task
 constexpr int kWinTasksPerBlock = CC1D_FWD_CL_WINDOW_THREADS / kWinGroup;
 static_assert(CC1D_FWD_CL_USES_WINDOW(CC1D_WIDTH, (int)sizeof(x_t)), "this variant takes fwd_channel_last.cu");
+static_assert(kWinBatch <= kWinGroup, "a batch's ids come one a lane");
 
 // kWinCh raw elements of one time row.
 struct WinVec {
@@ -174,12 +175,73 @@ CC1D_DEVICE void win_load_batch(const cc1d_fwd_params& p, const WinTask& task, c
 #pragma unroll
     for (int s = 0; s < kWinBatch; ++s) batch[s] = t + s < task.t_end ? win_load_row(p, task, t + s) : win_zero();
 }
+// The seq ids of a batch's steps (-1 from t_end on). Widths 5-8 (16-row batches): lane l
+// of a task holds the id of step l % kWinBatch and a step takes its id from that lane by
+// a shuffle, one load a batch instead of one a step and one register instead of 16
+// (4x5376x4096 bf16 width 8: 154 -> 118 registers, 260 -> 172 us on an H100). Up to width
+// 4 (8-row batches) the shuffles measured 0-7% slower: each thread loads every step's id.
+constexpr bool kWinShuffledIds = CC1D_WIDTH > 4;
+struct WinBatchIds {
+    int v[kWinShuffledIds ? 1 : kWinBatch];
+};
 #if CC1D_HAS_SEQ_IDX
-CC1D_DEVICE void win_load_batch_ids(const cc1d_fwd_params& p, const WinTask& task, cc1d_i64 t, int (&ids)[kWinBatch]) {
+CC1D_DEVICE WinBatchIds win_load_batch_ids(const cc1d_fwd_params& p, const WinTask& task, cc1d_i64 t) {
+    WinBatchIds ids;
+    if constexpr (kWinShuffledIds) {
+        const cc1d_i64 step = t + (int)(threadIdx.x % kWinGroup) % kWinBatch;
+        ids.v[0] = step < task.t_end ? win_seq_id(p, task.b, step) : -1;
+    } else {
 #pragma unroll
-    for (int s = 0; s < kWinBatch; ++s) ids[s] = t + s < task.t_end ? win_seq_id(p, task.b, t + s) : -1;
+        for (int s = 0; s < kWinBatch; ++s) ids.v[s] = t + s < task.t_end ? win_seq_id(p, task.b, t + s) : -1;
+    }
+    return ids;
+}
+CC1D_DEVICE int win_step_id(const WinBatchIds& ids, int s) {
+    if constexpr (kWinShuffledIds) return cc1d_shfl_group32(ids.v[0], s);
+    else return ids.v[s];
 }
 #endif
+
+// Steps t .. t + kWinBatch - 1: each computes its output from the window, stores it (if
+// inside the chunk) and slides the window by one. kIds: compare seq ids (seq_idx, unless
+// the batch and the window lie in one sequence); ids[k] is the id of win[.][k].
+template <bool kIds>
+CC1D_DEVICE void win_walk_batch(const cc1d_fwd_params& p, const WinTask& task, cc1d_i64 t,
+                                const WinVec (&batch)[kWinBatch], const WinBatchIds& batch_ids, const float (&w)[kWinCh][CC1D_WIDTH],
+                                const float (&bias)[kWinCh], float (&win)[kWinCh][CC1D_K + 1], int (&ids)[CC1D_K + 1]) {
+    (void)batch_ids;
+    (void)ids;
+    const cc1d_i64 remaining = task.t_end - t;
+#pragma unroll
+    for (int s = 0; s < kWinBatch; ++s) {
+#pragma unroll
+        for (int j = 0; j < kWinCh; ++j) win[j][CC1D_K] = cc1d_to_float(win_raw(batch[s], j));
+#if CC1D_HAS_SEQ_IDX
+        if constexpr (kIds) ids[CC1D_K] = win_step_id(batch_ids, s);
+#endif
+        float y[kWinCh];
+#pragma unroll
+        for (int j = 0; j < kWinCh; ++j) {
+            float z = bias[j];
+#pragma unroll
+            for (int k = 0; k <= CC1D_K; ++k) {
+                // Terms from another sequence drop out (a zero weight keeps the fma chain).
+                if (kIds) z = fmaf(ids[k] == ids[CC1D_K] ? w[j][k] : 0.0f, win[j][k], z);
+                else z = fmaf(w[j][k], win[j][k], z);
+            }
+            y[j] = cc1d_activate_fast(z);
+            if (kIds && ids[CC1D_K] < 0) y[j] = 0.0f;   // padding: exactly 0
+        }
+        // Steps past the chunk computed on zeros; only their stores are dropped.
+        if (s < remaining) win_store_row(p, task, t + s, win_pack(y));
+#pragma unroll
+        for (int k = 0; k < CC1D_K; ++k) {
+#pragma unroll
+            for (int j = 0; j < kWinCh; ++j) win[j][k] = win[j][k + 1];
+            if (kIds) ids[k] = ids[k + 1];
+        }
+    }
+}
 
 extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_WINDOW_THREADS) CC1D_ENTRY(cc1d_fwd_params p) {
     // ---- which task, which channels ----
@@ -191,7 +253,9 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_WINDOW_THREADS) CC1D_EN
     WinTask task;
     task.b = b;
     task.c0 = ((cc1d_i64)(task_index - rest * groups) * kWinGroup + threadIdx.x % kWinGroup) * kWinCh;
-    if (task.c0 >= p.dim) return;
+    // With shuffled ids every lane of a task stays for the shuffles; one past D loads and
+    // stores nothing (its element-wise accesses test each channel).
+    if (!(CC1D_HAS_SEQ_IDX && kWinShuffledIds) && task.c0 >= p.dim) return;
     task.t_begin = (cc1d_i64)(rest - b * tiles) * p.chunk_len;
     task.t_end = task.t_begin + p.chunk_len < p.seqlen ? task.t_begin + p.chunk_len : p.seqlen;
     task.vector = p.vector_ok && task.c0 + kWinCh <= p.dim;
@@ -200,17 +264,17 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_WINDOW_THREADS) CC1D_EN
     WinVec halo[CC1D_K > 0 ? CC1D_K : 1];
 #pragma unroll
     for (int k = 0; k < CC1D_K; ++k) halo[k] = win_load_padded_row(p, task, task.t_begin - CC1D_K + k);
+    int ids[CC1D_K + 1];       // ids[k]: sequence id of the step win[.][k] holds (seq_idx)
+    WinBatchIds batch_ids{};   // (seq_idx)
 #if CC1D_HAS_SEQ_IDX
-    int ids[CC1D_K + 1];   // ids[k]: sequence id of the step win[.][k] holds
 #pragma unroll
     for (int k = 0; k < CC1D_K; ++k) ids[k] = win_seq_id(p, task.b, task.t_begin - CC1D_K + k);
-    int batch_ids[kWinBatch];
 #endif
     WinVec batch[kWinBatch];
     cc1d_i64 t = task.t_begin;
     win_load_batch(p, task, t, batch);
 #if CC1D_HAS_SEQ_IDX
-    win_load_batch_ids(p, task, t, batch_ids);
+    batch_ids = win_load_batch_ids(p, task, t);
 #endif
 
     float w[kWinCh][CC1D_WIDTH], bias[kWinCh];
@@ -224,58 +288,38 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_WINDOW_THREADS) CC1D_EN
 
     // ---- walk the chunk a batch at a time, the next batch's loads in flight meanwhile ----
     for (;;) {
-        const cc1d_i64 remaining = task.t_end - t;
         WinVec next[kWinBatch];
         win_load_batch(p, task, t + kWinBatch, next);
 #if CC1D_HAS_SEQ_IDX
-        int next_ids[kWinBatch];
-        win_load_batch_ids(p, task, t + kWinBatch, next_ids);
-#endif
+        const WinBatchIds next_ids = win_load_batch_ids(p, task, t + kWinBatch);
+        bool one_sequence = false;
+        int v = 0;
+        if constexpr (kWinShuffledIds) {
+            // Inside one sequence (most batches) the ids change nothing: the steps without
+            // them. The ids are the same for the whole task, so is the answer.
+            v = win_step_id(batch_ids, 0);
+            bool same = v >= 0 && batch_ids.v[0] == v;
 #pragma unroll
-        for (int s = 0; s < kWinBatch; ++s) {
-#pragma unroll
-            for (int j = 0; j < kWinCh; ++j) win[j][CC1D_K] = cc1d_to_float(win_raw(batch[s], j));
-#if CC1D_HAS_SEQ_IDX
-            ids[CC1D_K] = batch_ids[s];
-#endif
-            float y[kWinCh];
-#pragma unroll
-            for (int j = 0; j < kWinCh; ++j) {
-                float z = bias[j];
-#pragma unroll
-                for (int k = 0; k <= CC1D_K; ++k) {
-#if CC1D_HAS_SEQ_IDX
-                    // Terms from another sequence drop out (a zero weight keeps the fma chain).
-                    z = fmaf(ids[k] == ids[CC1D_K] ? w[j][k] : 0.0f, win[j][k], z);
-#else
-                    z = fmaf(w[j][k], win[j][k], z);
-#endif
-                }
-                y[j] = cc1d_activate_fast(z);
-#if CC1D_HAS_SEQ_IDX
-                if (ids[CC1D_K] < 0) y[j] = 0.0f;   // padding: exactly 0
-#endif
-            }
-            // Steps past the chunk computed on zeros; only their stores are dropped.
-            if (s < remaining) win_store_row(p, task, t + s, win_pack(y));
-#pragma unroll
-            for (int k = 0; k < CC1D_K; ++k) {
-#pragma unroll
-                for (int j = 0; j < kWinCh; ++j) win[j][k] = win[j][k + 1];
-#if CC1D_HAS_SEQ_IDX
-                ids[k] = ids[k + 1];
-#endif
-            }
+            for (int k = 0; k < CC1D_K; ++k) same = same && ids[k] == v;
+            one_sequence = cc1d_warp_all(same);
         }
+        if (one_sequence) {
+            win_walk_batch<false>(p, task, t, batch, batch_ids, w, bias, win, ids);
+#pragma unroll
+            for (int k = 0; k < CC1D_K; ++k) ids[k] = v;
+        } else {
+            win_walk_batch<true>(p, task, t, batch, batch_ids, w, bias, win, ids);
+        }
+#else
+        win_walk_batch<false>(p, task, t, batch, batch_ids, w, bias, win, ids);
+#endif
         t += kWinBatch;
         if (t >= task.t_end) break;
 #pragma unroll
-        for (int s = 0; s < kWinBatch; ++s) {
-            batch[s] = next[s];
+        for (int s = 0; s < kWinBatch; ++s) batch[s] = next[s];
 #if CC1D_HAS_SEQ_IDX
-            batch_ids[s] = next_ids[s];
+        batch_ids = next_ids;
 #endif
-        }
     }
 
 #if CC1D_HAS_FINAL_STATES

@@ -32,10 +32,13 @@
 #define CC1D_BWD_CL_THREADS 128   // channel-last backward: threads per block ...
 #define CC1D_BWD_CL_THREADS_X 32  // ... of which this many along channels (the rest split time)
 #define CC1D_BWD_CL_MIN_CHUNK 32  // shortest time chunk a channel-last thread walks
-#define CC1D_BWD_CL_WINDOW(elem_bytes, seq_idx) ((elem_bytes) == 4 || (seq_idx) ? 8 : 16)  // channels
-                                  // x width a channel-last thread keeps per window (16-bit without seq_idx:
-                                  // twice, so a thread owns 4 channels at width 4 and its per-step work covers
-                                  // twice the bytes; with seq_idx that spills) ...
+#define CC1D_BWD_CL_WINDOW(elem_bytes) ((elem_bytes) == 4 ? 8 : 16)  // channels x width a
+                                  // channel-last thread keeps per window (16-bit: twice, so a thread owns 4
+                                  // channels at width 4 and its per-step work covers twice the bytes) ...
+// Blocks a multiprocessor holds of a channel-last backward kernel up to width 4 (launch
+// bounds; the host plan fills waves of this many): 3 for 16-bit seq_idx at widths 3-4,
+// whose 4-channel windows plus the ids need up to 168 registers, else 4 (<= 128).
+#define CC1D_BWD_CL_BLOCKS_PER_SM(elem_bytes, seq_idx, width) ((elem_bytes) == 2 && (seq_idx) && (width) > 2 ? 3 : 4)
 #define CC1D_BWD_CL_MAX_CHANNELS 4  // ... and at most this many channels (8 spill at width 2)
 #define CC1D_BWD_CL_BATCH_BYTES 64  // bytes of x (and of dout) a thread loads per batch of steps ...
 #define CC1D_BWD_CL_ASYNC_BATCH_BYTES 256  // ... or stages with cp.async (NVIDIA sm_80+)

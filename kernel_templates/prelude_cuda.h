@@ -18,6 +18,10 @@ CC1D_DEVICE unsigned short cc1d_float_to_half_bits(float f) {
 CC1D_DEVICE float cc1d_shfl_xor(float v, int mask) { return __shfl_xor_sync(0xffffffffu, v, mask); }
 CC1D_DEVICE float cc1d_shfl_up(float v, int delta) { return __shfl_up_sync(0xffffffffu, v, delta); }
 CC1D_DEVICE float cc1d_shfl_down(float v, int delta) { return __shfl_down_sync(0xffffffffu, v, delta); }
+// v of lane `from` of this thread's aligned group of 32 lanes (all 32 must take part).
+CC1D_DEVICE int cc1d_shfl_group32(int v, int from) { return __shfl_sync(0xffffffffu, v, from, 32); }
+// Whether p holds on every lane of the warp (all 32 must take part).
+CC1D_DEVICE bool cc1d_warp_all(bool p) { return __all_sync(0xffffffffu, p) != 0; }
 // 2^x, flushing results below the normal range to 0 (one special-function instruction;
 // __expf adds range fix-ups around the same instruction).
 CC1D_DEVICE float cc1d_exp2_approx(float x) {

@@ -23,6 +23,11 @@ CC1D_DEVICE unsigned short cc1d_float_to_half_bits(float f) {
 CC1D_DEVICE float cc1d_shfl_xor(float v, int mask) { return __shfl_xor(v, mask); }
 CC1D_DEVICE float cc1d_shfl_up(float v, int delta) { return __shfl_up(v, delta); }
 CC1D_DEVICE float cc1d_shfl_down(float v, int delta) { return __shfl_down(v, delta); }
+// v of lane `from` of this thread's aligned group of 32 lanes.
+CC1D_DEVICE int cc1d_shfl_group32(int v, int from) { return __shfl(v, from, 32); }
+// Whether p holds on every active lane of the wavefront (64 lanes on gfx9: a caller
+// asking about a group of 32 gets a conservative answer).
+CC1D_DEVICE bool cc1d_warp_all(bool p) { return __all(p) != 0; }
 // 2^x (approximate; __expf is the native exp2 after a multiply by log2(e), which this
 // multiply undoes at compile time).
 CC1D_DEVICE float cc1d_exp2_approx(float x) { return __expf(x * 0.6931471805599453f); }

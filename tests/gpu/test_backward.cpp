@@ -224,3 +224,22 @@ TEST_CASE("backward: channel-last calls of mid size walked in 128-step chunks") 
             run_backward_case(v, r, seed);
         }
 }
+
+TEST_CASE("backward: channel-last 16-bit seq_idx with long sequences, batches inside one and across several") {
+    // 2 x 523 x 2053: sequences up to half a row long (random_seq_idx) leave most staged
+    // batches inside one sequence, which 16-bit variants walk without comparing ids, and
+    // the rest across boundaries or padding; widths 3-4 hold 4 channels a thread (3 blocks
+    // per multiprocessor), 5-8 two; 523 channels leave a partial channel group.
+    std::uint64_t index = 0;
+    for (DType x : {DType::bf16, DType::fp16})
+        for (int width : {3, 4, 5, 8}) {
+            const int turn = static_cast<int>(index);
+            BackwardVariant v{Layout::channel_last, {x, x}, width, turn % 2 ? Activation::silu : Activation::none, true,
+                              true, turn % 3 == 0, turn % 3 == 1, turn != 4};
+            const Run r{2, 523, 2053, view_kind(turn, true), view_kind(turn + 1, true), view_kind(turn + 2, true),
+                        view_kind(0, false), turn % 2 == 0, false, turn % 3 == 0};
+            const std::uint32_t seed = case_seed(16, index++);
+            INFO(v.name(), " | ", r.name(), " | seed ", seed);
+            run_backward_case(v, r, seed);
+        }
+}

@@ -172,3 +172,21 @@ TEST_CASE("forward: channel-last 16-bit calls walked in two-batch chunks over se
             run_forward_case(v, g, seed);
         }
 }
+
+TEST_CASE("forward: channel-last 16-bit seq_idx with long sequences, batches inside one and across several") {
+    // 2 x 523 x 2053: sequences up to half a row long (random_seq_idx) leave most batches
+    // inside one sequence, which widths 5-8 walk without comparing ids, and the rest
+    // across boundaries or padding; 523 channels leave lanes past D in a task's last group
+    // (they stay for the shuffles). States at both ends, views rotating.
+    std::uint64_t index = 0;
+    for (DType x : {DType::bf16, DType::fp16})
+        for (int width : {3, 4, 5, 8}) {
+            const int turn = static_cast<int>(index);
+            ForwardVariant v{Layout::channel_last, {x, x}, width, turn % 2 ? Activation::silu : Activation::none,
+                             true, true, turn % 3 != 1, turn % 3 != 2};
+            const Geometry g{2, 523, 2053, view_kind(turn, true), view_kind(turn + 1, true), view_kind(turn + 2, false)};
+            const std::uint32_t seed = case_seed(6, index++);
+            INFO(v.name(), " | ", g.name(), " | seed ", seed);
+            run_forward_case(v, g, seed);
+        }
+}

@@ -83,6 +83,34 @@ TEST_CASE("channel-last backward plan: one wave, nearly full, every step covered
     CHECK(short_rows.tile_len == 32);
 }
 
+TEST_CASE("channel-last backward plan: 16-bit seq_idx at widths 3-4, 4 channels a thread in waves of 3 blocks") {
+    // Their kernels take up to 168 registers (CC1D_BWD_CL_BLOCKS_PER_SM): a grid planned for
+    // 4 blocks a multiprocessor would run as 1.33 waves.
+    for (const int width : {3, 4}) {
+        Variant v = backward_variant(DType::bf16);
+        v.width = width;
+        v.seq_idx = true;
+        CAPTURE(width);
+        const backward::Plan plan =
+            backward::plan_channel_last(v, shape_only_args(4, 5376, 4096, DType::bf16), kH200Multiprocessors);
+        CHECK(plan.channel_groups == 42);   // 5376 / (32 threads x 4 channels)
+        CHECK(blocks_of(plan) <= 3 * kH200Multiprocessors);
+        CHECK(blocks_of(plan) * 4 >= 3 * 3 * kH200Multiprocessors);   // at least 3/4 of that wave
+    }
+    // Width 2 (4 channels without the halving) and fp32 keep 4 blocks a multiprocessor.
+    Variant narrow = backward_variant(DType::bf16);
+    narrow.width = 2;
+    narrow.seq_idx = true;
+    Variant fp32 = backward_variant(DType::fp32);
+    fp32.seq_idx = true;
+    for (const Variant& v : {narrow, fp32}) {
+        const backward::Plan plan =
+            backward::plan_channel_last(v, shape_only_args(4, 5376, 4096, v.x_dtype), kH200Multiprocessors);
+        CHECK(blocks_of(plan) > 3 * kH200Multiprocessors);
+        CHECK(blocks_of(plan) <= kWave);
+    }
+}
+
 TEST_CASE("channel-last backward plan: walks shorter than the minimum chunk only for calls far from a wave") {
     // 4x256x4096 in 16-bit: 256 blocks of 32 steps, not 512 of 16.
     const backward::Plan long_rows = backward::plan_channel_last(

@@ -14,13 +14,17 @@ namespace {
 // each) exceed CC1D_BWD_CL_WINDOW.
 int channels_per_thread(const Variant& v) {
     int c = std::min<int>(util::vector_elems(v.x_dtype), CC1D_BWD_CL_MAX_CHANNELS);
-    while (c > 1 && c * v.width > CC1D_BWD_CL_WINDOW(static_cast<int>(dtype_size(v.x_dtype)), v.seq_idx)) c /= 2;
+    while (c > 1 && c * v.width > CC1D_BWD_CL_WINDOW(static_cast<int>(dtype_size(v.x_dtype)))) c /= 2;
     return c;
 }
 
-// Blocks of 128 threads an SM holds: the kernel asks for 4 (launch bounds) and its
-// shared memory (<= 40 KiB of staged batches) allows 5.
-constexpr std::int64_t kBlocksPerSm = 4;
+// Blocks of 128 threads an SM holds: up to width 4 the kernel asks for
+// CC1D_BWD_CL_BLOCKS_PER_SM (launch bounds) and its shared memory (<= 40 KiB of staged
+// batches) allows 5. Wider variants ask for fewer, yet plan with 4: their grids were
+// measured that way.
+std::int64_t blocks_per_sm(const Variant& v) {
+    return v.width <= 4 ? CC1D_BWD_CL_BLOCKS_PER_SM(static_cast<int>(dtype_size(v.x_dtype)), v.seq_idx, v.width) : 4;
+}
 // The shortest time chunk a small call is split into (see plan_channel_last).
 constexpr std::int64_t kShortestChunk = 4;
 // Walks shorter than kShortWalk only while a channel group keeps at most kShortWalkRows
@@ -66,7 +70,7 @@ Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_
     // shortest chunk whose grid fits one wave (each thread keeps a deep batch in flight,
     // so a partly filled wave still saturates memory); longer chunks also mean less
     // halo re-read and fewer partial rows.
-    const std::int64_t wave = std::int64_t(std::max(sm_count, 1)) * kBlocksPerSm;
+    const std::int64_t wave = std::int64_t(std::max(sm_count, 1)) * blocks_per_sm(variant);
     auto parts_for = [&](std::int64_t chunk) {
         return util::ceil_div(batch * std::max<std::int64_t>(1, util::ceil_div(seqlen, chunk)), threads_y);
     };
