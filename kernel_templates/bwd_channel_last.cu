@@ -14,8 +14,6 @@
 // dw[k] = sum_s x̃[s] g[s+K-k] needs x̃ only at the current position: without silu a thread
 // holds one window (g), with silu one more (x̃). Terms across a sequence boundary are
 // dropped by comparing the ids of their two positions; a padding position (id < 0) has g = 0.
-// The ids are the same for a whole warp (its threads walk the same unit): in 16-bit a
-// batch whose steps and windows lie in one sequence walks a copy of the step without them.
 //
 // Loads come in batches of kBlSteps steps. A thread issues every load of a batch before
 // it waits for any and parks them in its own shared-memory slots (nobody else reads them:
@@ -93,11 +91,11 @@ constexpr int kBlSharedBytes = kBlStageBytes > kBlSumsBytes ? kBlStageBytes : kB
 // A block's shared memory (up to 40 KiB) already caps an SM at 4-5 blocks, and ptxas left
 // alone spends far more registers than the walk needs (it hoists shared loads): asking
 // for 4 blocks (<= 128 registers) costs no occupancy and keeps widths <= 4 spill-free,
-// except 16-bit seq_idx at widths 3-4, whose 4-channel windows plus the ids get 3 blocks (<= 168:
-// 4x5376x4096 bf16 SiLU 240 -> 225 us on an H100 against 4 blocks that spill 56 bytes);
-// wider windows get 3 blocks up to width 8, then what they need. (HIP reads the second
-// argument as a minimum of waves per SIMD, a register cap that would spill there; its
-// LDS budget above bounds occupancy instead.)
+// except 16-bit seq_idx at widths 3-4, whose 4-channel windows plus the ids get 3 blocks
+// (<= 168; at 4 blocks they spill 56 bytes and 4x5376x4096 bf16 SiLU ran 6% slower on an
+// H100); wider windows get 3 blocks up to width 8, then what they need. (HIP reads the
+// second argument as a minimum of waves per SIMD, a register cap that would spill there;
+// its LDS budget above bounds occupancy instead.)
 #if defined(CC1D_BACKEND_HIP)
 #define BL_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CL_THREADS)
 #elif CC1D_WIDTH > 8
@@ -426,8 +424,7 @@ struct bl_bounds {
 // kEdge: the step may lie past the chunk's own positions, before the row start or near
 // its end, or the lane may be unaligned. A batch with none of that (most of them) walks
 // with kEdge false: no per-step tests, dx stored as one vector.
-// kIds: compare seq ids (seq_idx, unless the whole batch and window is one sequence).
-template <bool kEdge, bool kIds>
+template <bool kEdge>
 CC1D_DEVICE void bl_step(const cc1d_bwd_params& p, const bl_row& row, const bl_lane& lane, const bl_stage& stage,
                          const bl_bounds& at, cc1d_i64 sb, int i, x_t* dx, bl_windows& win, bl_state& st) {
     const int slot = (kBlSteps - 1 - i) * CC1D_BWD_CL_THREADS + stage.tid;
@@ -437,11 +434,9 @@ CC1D_DEVICE void bl_step(const cc1d_bwd_params& p, const bl_row& row, const bl_l
 #else
     const bl_raw xr = stage.x[slot];   // x̃[s]
 #if CC1D_HAS_SEQ_IDX
-    if constexpr (kIds) {
 #pragma unroll
-        for (int m = CC1D_K; m > 0; --m) win.ids[m] = win.ids[m - 1];
-        win.ids[0] = stage.id[slot];
-    }
+    for (int m = CC1D_K; m > 0; --m) win.ids[m] = win.ids[m - 1];
+    win.ids[0] = stage.id[slot];
 #endif
     constexpr int me = 0;
 #endif
@@ -455,8 +450,7 @@ CC1D_DEVICE void bl_step(const cc1d_bwd_params& p, const bl_row& row, const bl_l
 #pragma unroll
         for (int k = 0; k <= CC1D_K; ++k) {
 #if CC1D_HAS_SEQ_IDX
-            if constexpr (kIds) z = fmaf(win.ids[k] == win.ids[me] ? st.w[c][k] : 0.0f, win.XW[CC1D_K - k][c], z);
-            else z = fmaf(st.w[c][k], win.XW[CC1D_K - k][c], z);
+            z = fmaf(win.ids[k] == win.ids[me] ? st.w[c][k] : 0.0f, win.XW[CC1D_K - k][c], z);
 #else
             z = fmaf(st.w[c][k], win.XW[CC1D_K - k][c], z);
 #endif
@@ -464,7 +458,7 @@ CC1D_DEVICE void bl_step(const cc1d_bwd_params& p, const bl_row& row, const bl_l
         gv *= cc1d_bwd_act_grad(z);
 #endif
 #if CC1D_HAS_SEQ_IDX
-        if (kIds && win.ids[me] < 0) gv = 0.0f;   // padding: the output was forced to 0
+        if (win.ids[me] < 0) gv = 0.0f;   // padding: the output was forced to 0
 #endif
         gs[c] = !kEdge || i <= at.pos ? gv : 0.0f;
     }
@@ -489,7 +483,7 @@ CC1D_DEVICE void bl_step(const cc1d_bwd_params& p, const bl_row& row, const bl_l
             for (int k = 0; k <= CC1D_K; ++k) {
 #if CC1D_HAS_SEQ_IDX
                 // id(s + K - k) against id(s)
-                const float gk = !kIds || win.ids[me + CC1D_K - k] == win.ids[me] ? win.G[CC1D_K - k][c] : 0.0f;
+                const float gk = win.ids[me + CC1D_K - k] == win.ids[me] ? win.G[CC1D_K - k][c] : 0.0f;
 #else
                 const float gk = win.G[CC1D_K - k][c];
 #endif
@@ -511,47 +505,11 @@ CC1D_DEVICE void bl_step(const cc1d_bwd_params& p, const bl_row& row, const bl_l
 #pragma unroll
     for (int c = 0; c < kBlCpt; ++c) win.XW[CC1D_K][c] = bl_float(xr, c);
 #if CC1D_HAS_SEQ_IDX
-    if constexpr (kIds) {
 #pragma unroll
-        for (int m = kBlIds - 1; m > 0; --m) win.ids[m] = win.ids[m - 1];
-        win.ids[0] = stage.id[slot];
-    }
+    for (int m = kBlIds - 1; m > 0; --m) win.ids[m] = win.ids[m - 1];
+    win.ids[0] = stage.id[slot];
 #endif
 #endif
-}
-
-// 16-bit seq_idx variants walk a batch inside one sequence without the ids (4x5376x4096
-// bf16 SiLU at 2 channels a thread 3-6% faster on an H100); fp32 ran 1.5-2% slower with it.
-constexpr bool kBlOneSequenceSteps = CC1D_HAS_SEQ_IDX && sizeof(x_t) == 2;
-
-#if CC1D_HAS_SEQ_IDX
-// The id every position a batch's steps look at shares (the ids window and the staged ids:
-// without silu id(s .. s+K), with silu id(s-K .. s+K) for each step s), or -1 where they
-// differ or are padding. The ids are the same for the whole warp (its threads walk the
-// same unit), so the answer is too and the walk's branch on it never diverges.
-CC1D_DEVICE int bl_batch_sequence(const bl_stage& stage, const bl_windows& win) {
-    const int v = win.ids[0];
-    bool same = v >= 0;
-#pragma unroll
-    for (int m = 1; m < kBlIds; ++m) same &= win.ids[m] == v;
-#pragma unroll
-    for (int n = 0; n < kBlSteps; ++n) same &= stage.id[n * CC1D_BWD_CL_THREADS + stage.tid] == v;
-    return same ? v : -1;
-}
-#endif
-
-// The steps of one staged batch (kEdge, kIds: as bl_step), dx from `dx` (position sb) down.
-template <bool kEdge, bool kIds>
-CC1D_DEVICE void bl_walk_batch(const cc1d_bwd_params& p, const bl_row& row, const bl_lane& lane, const bl_stage& stage,
-                               const bl_bounds& at, cc1d_i64 sb, x_t* dx, bl_windows& win, bl_state& st) {
-#pragma unroll 1
-    for (int i0 = 0; i0 < kBlSteps && (!kEdge || i0 <= at.bot); i0 += kBlUnroll) {
-#pragma unroll
-        for (int j = 0; j < kBlUnroll; ++j) {
-            bl_step<kEdge, kIds>(p, row, lane, stage, at, sb, i0 + j, dx, win, st);
-            dx -= p.dx_stride_l;
-        }
-    }
 }
 
 // One unit: chunk [t_begin, t_end) of row b, walked backward (see the header comment).
@@ -612,21 +570,25 @@ CC1D_DEVICE void bl_walk(const cc1d_bwd_params& p, const bl_row& row, const bl_l
         x_t* pdx = row.dx + sb * p.dx_stride_l;
         const bool interior = lane.vec && at.own <= 0 && at.bot >= kBlSteps - 1 && at.pos >= kBlSteps - 1 &&
                               (!CC1D_HAS_FINAL_STATES || at.fin < 0);
-#if CC1D_HAS_SEQ_IDX
-        if constexpr (kBlOneSequenceSteps) {
-            // Inside one sequence (most batches) the ids change nothing: the step without them.
-            const int one_sequence = interior ? bl_batch_sequence(stage, win) : -1;
-            if (one_sequence >= 0) {
-                bl_walk_batch<false, false>(p, row, lane, stage, at, sb, pdx, win, st);
-                // The window the steps would have shifted in: the same id throughout.
+        if (interior) {
+#pragma unroll 1
+            for (int i0 = 0; i0 < kBlSteps; i0 += kBlUnroll) {
 #pragma unroll
-                for (int m = 0; m < kBlIds; ++m) win.ids[m] = one_sequence;
-                continue;
+                for (int j = 0; j < kBlUnroll; ++j) {
+                    bl_step<false>(p, row, lane, stage, at, sb, i0 + j, pdx, win, st);
+                    pdx -= p.dx_stride_l;
+                }
+            }
+        } else {
+#pragma unroll 1
+            for (int i0 = 0; i0 < kBlSteps && i0 <= at.bot; i0 += kBlUnroll) {
+#pragma unroll
+                for (int j = 0; j < kBlUnroll; ++j) {
+                    bl_step<true>(p, row, lane, stage, at, sb, i0 + j, pdx, win, st);
+                    pdx -= p.dx_stride_l;
+                }
             }
         }
-#endif
-        if (interior) bl_walk_batch<false, true>(p, row, lane, stage, at, sb, pdx, win, st);
-        else bl_walk_batch<true, true>(p, row, lane, stage, at, sb, pdx, win, st);
     }
 }
 

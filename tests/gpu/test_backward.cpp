@@ -226,10 +226,9 @@ TEST_CASE("backward: channel-last calls of mid size walked in 128-step chunks") 
 }
 
 TEST_CASE("backward: channel-last 16-bit seq_idx with long sequences, batches inside one and across several") {
-    // 2 x 523 x 2053: sequences up to half a row long (random_seq_idx) leave most staged
-    // batches inside one sequence, which 16-bit variants walk without comparing ids, and
-    // the rest across boundaries or padding; widths 3-4 hold 4 channels a thread (3 blocks
-    // per multiprocessor), 5-8 two; 523 channels leave a partial channel group.
+    // 2 x 523 x 2053: sequences up to half a row long (random_seq_idx) between short ones
+    // and padding; widths 3-4 hold 4 channels a thread (3 blocks per multiprocessor), 5-8
+    // two; 523 channels leave a partial channel group.
     std::uint64_t index = 0;
     for (DType x : {DType::bf16, DType::fp16})
         for (int width : {3, 4, 5, 8}) {
