@@ -35,13 +35,13 @@
 #define CC1D_BWD_CL_WINDOW(elem_bytes) ((elem_bytes) == 4 ? 8 : 16)  // channels x width a
                                   // channel-last thread keeps per window (16-bit: twice, so a thread owns 4
                                   // channels at width 4 and its per-step work covers twice the bytes) ...
+#define CC1D_BWD_CL_MAX_CHANNELS 4  // ... and at most this many channels (8 spill at width 2)
+#define CC1D_BWD_CL_BATCH_BYTES 64  // bytes of x (and of dout) a thread loads per batch of steps ...
+#define CC1D_BWD_CL_ASYNC_BATCH_BYTES 256  // ... or stages with cp.async (NVIDIA sm_80+)
 // Blocks a multiprocessor holds of a channel-last backward kernel up to width 4 (launch
 // bounds; the host plan fills waves of this many): 3 for 16-bit seq_idx at widths 3-4,
 // whose 4-channel windows plus the ids need up to 168 registers, else 4 (<= 128).
 #define CC1D_BWD_CL_BLOCKS_PER_SM(elem_bytes, seq_idx, width) ((elem_bytes) == 2 && (seq_idx) && (width) > 2 ? 3 : 4)
-#define CC1D_BWD_CL_MAX_CHANNELS 4  // ... and at most this many channels (8 spill at width 2)
-#define CC1D_BWD_CL_BATCH_BYTES 64  // bytes of x (and of dout) a thread loads per batch of steps ...
-#define CC1D_BWD_CL_ASYNC_BATCH_BYTES 256  // ... or stages with cp.async (NVIDIA sm_80+)
 #define CC1D_REDUCE_THREADS 256
 #define CC1D_REDUCE_BATCH 8       // backward reduce: rows a thread has in flight at once
 #define CC1D_REDUCE_MAX_SLICES 16 // ... and the most runs a block splits the rows into
