@@ -16,6 +16,9 @@
 //
 // A thread whose vector is not vector safe (vector_ok == 0: misaligned or strided
 // rows) or reaches past D loads and stores element by element; the window does not care.
+// seq_idx: a step compares the ids of its window's positions, except where the ids are
+// known to be one sequence: up to width 4 a whole chunk of at most two batches (checked
+// once, before the walk), at widths 5-8 a batch (a warp vote on ids taken by shuffles).
 // Grid: row-group tasks (channel groups fastest, then time chunks, then batch rows),
 // CC1D_FWD_CL_WINDOW_THREADS / 32 tasks per block.
 
@@ -243,6 +246,120 @@ CC1D_DEVICE void win_walk_batch(const cc1d_fwd_params& p, const WinTask& task, c
     }
 }
 
+// The chunk's first loads, all in flight at once: the K rows before it and its first batch,
+// and for a walk that compares ids (kIds) their ids, each after the rows of the same steps.
+struct WinStart {
+    WinVec halo[CC1D_K > 0 ? CC1D_K : 1];
+    WinVec batch[kWinBatch];
+    int ids[CC1D_K + 1];       // ids[k]: sequence id of halo[k] (seq_idx)
+    WinBatchIds batch_ids{};   // of the first batch (seq_idx)
+};
+#if CC1D_HAS_SEQ_IDX
+CC1D_DEVICE void win_load_halo_ids(const cc1d_fwd_params& p, const WinTask& task, WinStart& start) {
+#pragma unroll
+    for (int k = 0; k < CC1D_K; ++k) start.ids[k] = win_seq_id(p, task.b, task.t_begin - CC1D_K + k);
+}
+#endif
+template <bool kIds>
+CC1D_DEVICE WinStart win_load_start(const cc1d_fwd_params& p, const WinTask& task) {
+    WinStart start;
+#pragma unroll
+    for (int k = 0; k < CC1D_K; ++k) start.halo[k] = win_load_padded_row(p, task, task.t_begin - CC1D_K + k);
+#if CC1D_HAS_SEQ_IDX
+    if constexpr (kIds) win_load_halo_ids(p, task, start);
+#endif
+    win_load_batch(p, task, task.t_begin, start.batch);
+#if CC1D_HAS_SEQ_IDX
+    if constexpr (kIds) start.batch_ids = win_load_batch_ids(p, task, task.t_begin);
+#endif
+    return start;
+}
+
+// The whole chunk from its first loads, a batch at a time with the next batch's loads in
+// flight meanwhile. kIds: compare seq ids (CC1D_HAS_SEQ_IDX and the chunk not known to
+// lie in one sequence; `start` then holds the ids).
+template <bool kIds>
+CC1D_DEVICE void win_walk_chunk(const cc1d_fwd_params& p, const WinTask& task, const WinStart& start) {
+    int ids[CC1D_K + 1];                          // ids[k]: sequence id of the step win[.][k] holds (kIds)
+    WinBatchIds batch_ids = start.batch_ids;      // (kIds)
+    if constexpr (kIds) {
+#pragma unroll
+        for (int k = 0; k < CC1D_K; ++k) ids[k] = start.ids[k];
+    }
+    WinVec batch[kWinBatch];
+#pragma unroll
+    for (int s = 0; s < kWinBatch; ++s) batch[s] = start.batch[s];
+    cc1d_i64 t = task.t_begin;
+
+    float w[kWinCh][CC1D_WIDTH], bias[kWinCh];
+    cc1d_load_channel_weights(p, task.c0, w, bias);
+
+    float win[kWinCh][CC1D_K + 1];   // win[j][k]: channel j at step t - K + k; k = K is step t
+#pragma unroll
+    for (int k = 0; k < CC1D_K; ++k)
+#pragma unroll
+        for (int j = 0; j < kWinCh; ++j) win[j][k] = cc1d_to_float(win_raw(start.halo[k], j));
+
+    for (;;) {
+        WinVec next[kWinBatch];
+        win_load_batch(p, task, t + kWinBatch, next);
+#if CC1D_HAS_SEQ_IDX
+        if constexpr (kIds) {
+            const WinBatchIds next_ids = win_load_batch_ids(p, task, t + kWinBatch);
+            bool one_sequence = false;
+            int v = 0;
+            if constexpr (kWinShuffledIds) {
+                // Inside one sequence (most batches) the ids change nothing: the steps
+                // without them. The ids are the same for the whole task, so is the answer.
+                v = win_step_id(batch_ids, 0);
+                bool same = v >= 0 && batch_ids.v[0] == v;
+#pragma unroll
+                for (int k = 0; k < CC1D_K; ++k) same = same && ids[k] == v;
+                one_sequence = cc1d_warp_all(same);
+            }
+            if (one_sequence) {
+                win_walk_batch<false>(p, task, t, batch, batch_ids, w, bias, win, ids);
+#pragma unroll
+                for (int k = 0; k < CC1D_K; ++k) ids[k] = v;
+            } else {
+                win_walk_batch<true>(p, task, t, batch, batch_ids, w, bias, win, ids);
+            }
+            batch_ids = next_ids;
+        } else
+#endif
+        {
+            win_walk_batch<false>(p, task, t, batch, batch_ids, w, bias, win, ids);
+        }
+        t += kWinBatch;
+        if (t >= task.t_end) break;
+#pragma unroll
+        for (int s = 0; s < kWinBatch; ++s) batch[s] = next[s];
+    }
+}
+
+#if CC1D_HAS_SEQ_IDX
+// Whether a chunk, and the window's K steps before it, lie in one sequence (one id load a
+// lane, a vote; `id` is that sequence's). Up to width 4 such a chunk of at most two
+// batches (all but a few of a packed batch's 16-step chunks) is walked without ids, like
+// a call without seq_idx, and one of padding is stored as zeros without loading x.
+// Positions before the row start count only with initial_states: without them their x̃
+// is 0, so dropping their terms changes nothing. Every lane of the task must take part.
+CC1D_DEVICE bool win_chunk_one_sequence(const cc1d_fwd_params& p, const WinTask& task, int& id) {
+    id = task.t_begin < task.t_end ? win_seq_id(p, task.b, task.t_begin) : -1;
+    bool same = true;
+    const cc1d_i64 first = CC1D_HAS_INITIAL_STATES ? task.t_begin - CC1D_K
+                                                    : (task.t_begin - CC1D_K > 0 ? task.t_begin - CC1D_K : 0);
+    for (cc1d_i64 q = first + (int)(threadIdx.x % kWinGroup); q < task.t_end; q += kWinGroup)
+        same = same && win_seq_id(p, task.b, q) == id;
+    return cc1d_warp_all(same);
+}
+
+// A chunk of padding: every output exactly 0.
+CC1D_DEVICE void win_store_zero_chunk(const cc1d_fwd_params& p, const WinTask& task) {
+    for (cc1d_i64 t = task.t_begin; t < task.t_end; ++t) win_store_row(p, task, t, win_zero());
+}
+#endif
+
 extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_WINDOW_THREADS) CC1D_ENTRY(cc1d_fwd_params p) {
     // ---- which task, which channels ----
     const unsigned int groups = (unsigned int)((p.dim + kWinCh * kWinGroup - 1) / (kWinCh * kWinGroup));
@@ -253,74 +370,45 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_WINDOW_THREADS) CC1D_EN
     WinTask task;
     task.b = b;
     task.c0 = ((cc1d_i64)(task_index - rest * groups) * kWinGroup + threadIdx.x % kWinGroup) * kWinCh;
-    // With shuffled ids every lane of a task stays for the shuffles; one past D loads and
-    // stores nothing (its element-wise accesses test each channel).
-    if (!(CC1D_HAS_SEQ_IDX && kWinShuffledIds) && task.c0 >= p.dim) return;
     task.t_begin = (cc1d_i64)(rest - b * tiles) * p.chunk_len;
     task.t_end = task.t_begin + p.chunk_len < p.seqlen ? task.t_begin + p.chunk_len : p.seqlen;
     task.vector = p.vector_ok && task.c0 + kWinCh <= p.dim;
 
-    // ---- the K rows before the chunk, then the first batch: all loads in flight at once ----
-    WinVec halo[CC1D_K > 0 ? CC1D_K : 1];
-#pragma unroll
-    for (int k = 0; k < CC1D_K; ++k) halo[k] = win_load_padded_row(p, task, task.t_begin - CC1D_K + k);
-    int ids[CC1D_K + 1];       // ids[k]: sequence id of the step win[.][k] holds (seq_idx)
-    WinBatchIds batch_ids{};   // (seq_idx)
 #if CC1D_HAS_SEQ_IDX
-#pragma unroll
-    for (int k = 0; k < CC1D_K; ++k) ids[k] = win_seq_id(p, task.b, task.t_begin - CC1D_K + k);
-#endif
-    WinVec batch[kWinBatch];
-    cc1d_i64 t = task.t_begin;
-    win_load_batch(p, task, t, batch);
-#if CC1D_HAS_SEQ_IDX
-    batch_ids = win_load_batch_ids(p, task, t);
-#endif
-
-    float w[kWinCh][CC1D_WIDTH], bias[kWinCh];
-    cc1d_load_channel_weights(p, task.c0, w, bias);
-
-    float win[kWinCh][CC1D_K + 1];   // win[j][k]: channel j at step t - K + k; k = K is step t
-#pragma unroll
-    for (int k = 0; k < CC1D_K; ++k)
-#pragma unroll
-        for (int j = 0; j < kWinCh; ++j) win[j][k] = cc1d_to_float(win_raw(halo[k], j));
-
-    // ---- walk the chunk a batch at a time, the next batch's loads in flight meanwhile ----
-    for (;;) {
-        WinVec next[kWinBatch];
-        win_load_batch(p, task, t + kWinBatch, next);
-#if CC1D_HAS_SEQ_IDX
-        const WinBatchIds next_ids = win_load_batch_ids(p, task, t + kWinBatch);
-        bool one_sequence = false;
-        int v = 0;
-        if constexpr (kWinShuffledIds) {
-            // Inside one sequence (most batches) the ids change nothing: the steps without
-            // them. The ids are the same for the whole task, so is the answer.
-            v = win_step_id(batch_ids, 0);
-            bool same = v >= 0 && batch_ids.v[0] == v;
-#pragma unroll
-            for (int k = 0; k < CC1D_K; ++k) same = same && ids[k] == v;
-            one_sequence = cc1d_warp_all(same);
-        }
-        if (one_sequence) {
-            win_walk_batch<false>(p, task, t, batch, batch_ids, w, bias, win, ids);
-#pragma unroll
-            for (int k = 0; k < CC1D_K; ++k) ids[k] = v;
+    if constexpr (kWinShuffledIds) {
+        // Every lane of a task stays for the shuffles; one past D loads and stores nothing
+        // (its element-wise accesses test each channel).
+        win_walk_chunk<true>(p, task, win_load_start<true>(p, task));
+    } else {
+        // One call site for the walk with ids: each site inlines a copy of the unrolled walk.
+        WinStart start;
+        bool compare_ids = true;
+        if (p.chunk_len > 2 * kWinBatch) {
+            // Longer chunks span sequence boundaries more often: ids compared throughout.
+            if (task.c0 >= p.dim) return;
+            start = win_load_start<true>(p, task);
         } else {
-            win_walk_batch<true>(p, task, t, batch, batch_ids, w, bias, win, ids);
+            // Chunks of at most two batches are checked whole, the check's id loads behind
+            // the chunk's first rows; lanes past D load nothing but stay for the vote.
+            start = win_load_start<false>(p, task);
+            int id;
+            const bool one_sequence = win_chunk_one_sequence(p, task, id);
+            if (task.c0 >= p.dim) return;
+            if (one_sequence) {
+                if (id < 0) win_store_zero_chunk(p, task);
+                else win_walk_chunk<false>(p, task, start);
+                compare_ids = false;
+            } else {
+                win_load_halo_ids(p, task, start);
+                start.batch_ids = win_load_batch_ids(p, task, task.t_begin);
+            }
         }
-#else
-        win_walk_batch<false>(p, task, t, batch, batch_ids, w, bias, win, ids);
-#endif
-        t += kWinBatch;
-        if (t >= task.t_end) break;
-#pragma unroll
-        for (int s = 0; s < kWinBatch; ++s) batch[s] = next[s];
-#if CC1D_HAS_SEQ_IDX
-        batch_ids = next_ids;
-#endif
+        if (compare_ids) win_walk_chunk<true>(p, task, start);
     }
+#else
+    if (task.c0 >= p.dim) return;
+    win_walk_chunk<false>(p, task, win_load_start<false>(p, task));
+#endif
 
 #if CC1D_HAS_FINAL_STATES
     if (task.t_begin + p.chunk_len >= p.seqlen) win_write_final_states(p, task);

@@ -1,8 +1,8 @@
 // How the channel-last forward's register-window kernel splits a call: every step of
 // every row in exactly one chunk of whole batches of rows; one resident wave at most (as
 // full as whole chunks allow) while the rows fit in it; one batch per task for calls too
-// small to fill it; enough blocks for every task. Up to width 4 without seq_idx, two-batch
-// chunks in place of those longer than four batches, in as many waves as they take.
+// small to fill it; enough blocks for every task. Up to width 4, two-batch chunks in place
+// of those longer than four batches (eight with seq_idx), in as many waves as they take.
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
@@ -37,14 +37,16 @@ void check_plan(std::int64_t batch, std::int64_t dim, std::int64_t seqlen, int w
     CHECK(plan.tasks == rows * plan.tiles);
     CHECK(plan.blocks * kTasksPerBlock >= plan.tasks);
     CHECK((plan.blocks - 1) * kTasksPerBlock < plan.tasks);
-    if (width <= 4 && !seq_idx) {
-        // The wave-fitting chunk (the seq_idx plan, checked below), cut to two batches when
-        // longer than four.
-        const auto wave_plan = plan_channel_last_window(batch, dim, seqlen, width, x_bytes, true, sms, resident);
-        CHECK(plan.chunk_len == (wave_plan.chunk_len > 4 * granule ? 2 * granule : wave_plan.chunk_len));
-        return;
-    }
     const std::int64_t wave = std::int64_t(sms) * (resident > 0 ? resident : 4) * kTasksPerBlock;
+    if (width <= 4) {
+        // The wave-fitting chunk (checked below), cut to two batches when longer than four
+        // (eight with seq_idx).
+        const std::int64_t per_row = std::max<std::int64_t>(1, wave / rows);
+        const std::int64_t fitting = ((std::max<std::int64_t>(seqlen, 1) + per_row - 1) / per_row + granule - 1) / granule * granule;
+        const std::int64_t longest = (seq_idx ? 8 : 4) * granule;
+        CHECK(plan.chunk_len == (fitting > longest ? 2 * granule : fitting));
+        if (plan.chunk_len != fitting) return;
+    }
     if (rows <= wave) {
         CHECK(plan.tasks <= wave);
         // Any shorter chunk (by one batch) would not fit the wave, or not be needed.
@@ -72,19 +74,19 @@ TEST_CASE("window plan: every step of every row in one chunk, for any shape") {
 }
 
 TEST_CASE("window plan: the anchor shapes on an H100 at 6 resident blocks") {
-    // 4x5376x4096 16-bit with seq_idx: 168 task rows, 3168 tasks a wave: 18 chunks of 232
-    // steps (95% full).
-    auto large = plan_channel_last_window(4, 5376, 4096, 4, 2, true, kH100, 6);
-    CHECK(large.chunk_len == 232);
-    CHECK(large.tasks == 168 * 18);
-    // Without seq_idx: 16-step chunks (two batches of 8 rows), 256 per row, 13.6 waves.
-    auto short_chunks = plan_channel_last_window(4, 5376, 4096, 4, 2, false, kH100, 6);
-    CHECK(short_chunks.chunk_len == 16);
-    CHECK(short_chunks.tasks == 168 * 256);
+    // 4x5376x4096 16-bit: 168 task rows, 3168 tasks a wave: 18 chunks of 232 steps would
+    // fill it (95%); cut to 16-step chunks (two batches of 8 rows), 256 per row, 13.6 waves,
+    // with seq_idx too (29 batches, more than 8).
+    for (bool seq_idx : {false, true}) {
+        auto short_chunks = plan_channel_last_window(4, 5376, 4096, 4, 2, seq_idx, kH100, 6);
+        CHECK(short_chunks.chunk_len == 16);
+        CHECK(short_chunks.tasks == 168 * 256);
+    }
     // Width 8 keeps the wave-fitting chunk: 336 task rows of 2-channel vectors, 9 chunks
     // each, in 16-row batches: 464 steps.
     CHECK(plan_channel_last_window(4, 5376, 4096, 8, 2, false, kH100, 6).chunk_len == 464);
-    // 8x2048x1024 16-bit: 128 task rows, 24 chunks each at most: 48 steps; 16 without seq_idx.
+    // 8x2048x1024 16-bit: 128 task rows, 24 chunks each at most: 48 steps, kept with seq_idx
+    // (6 batches); 16 without.
     CHECK(plan_channel_last_window(8, 2048, 1024, 4, 2, true, kH100, 6).chunk_len == 48);
     CHECK(plan_channel_last_window(8, 2048, 1024, 4, 2, false, kH100, 6).chunk_len == 16);
     // 4x4096x512 16-bit: 128 task rows, 24 chunks each at most: 24 steps (3 batches), kept;

@@ -16,13 +16,15 @@ namespace forward {
 // Assumed when the driver reports no occupancy (0 resident blocks).
 constexpr int kFallbackResidentBlocks = 4;
 // Short chunks (forward_window_plan.hpp): two batches a task, in place of wave-fitting
-// chunks longer than four batches, up to width 4 (a halo of at most 3 rows on 16), without
-// seq_idx. Measured on an H100 (docs/perf.md, entry 46): with seq_idx (per-step ids) 16-step
-// chunks ran 8% slower than the wave-fitting ones on 4x5376x4096, widths 6 and 8 (5-7 halo
-// rows on 16 or 32 steps) 5-26% slower, and 4x4096x512, whose wave-fitting chunk is 4
-// batches, up to 10% slower.
+// chunks longer than four batches, up to width 4 (a halo of at most 3 rows on 16).
+// Measured on an H100 (docs/perf.md, entries 46 and 50): widths 6 and 8 (5-7 halo rows on
+// 16 or 32 steps) ran 5-26% slower, and 4x4096x512, whose wave-fitting chunk is 4
+// batches, up to 10% slower. With seq_idx, where the kernel checks a short chunk for one
+// sequence before walking it, only chunks longer than eight batches: 4x5376x4096 (43
+// batches) 3-5% faster, 8x2048x1024 (8 batches) 2-8% slower.
 constexpr std::int64_t kShortChunkBatches = 2;
 constexpr std::int64_t kLongChunkBatches = 4;
+constexpr std::int64_t kLongSeqChunkBatches = 8;
 constexpr int kShortChunkMaxWidth = 4;
 
 int window_batch_rows(int width, int x_bytes) {
@@ -40,7 +42,8 @@ WindowPlan plan_channel_last_window(std::int64_t batch, std::int64_t dim, std::i
     const std::int64_t chunks_per_row = std::max<std::int64_t>(1, wave / std::max<std::int64_t>(rows, 1));
     WindowPlan plan;
     plan.chunk_len = util::ceil_div(util::ceil_div(std::max<std::int64_t>(seqlen, 1), chunks_per_row), granule) * granule;
-    if (width <= kShortChunkMaxWidth && !seq_idx && plan.chunk_len > kLongChunkBatches * granule)
+    const std::int64_t long_chunk = (seq_idx ? kLongSeqChunkBatches : kLongChunkBatches) * granule;
+    if (width <= kShortChunkMaxWidth && plan.chunk_len > long_chunk)
         plan.chunk_len = kShortChunkBatches * granule;
     plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen, plan.chunk_len));
     plan.tasks = rows * plan.tiles;

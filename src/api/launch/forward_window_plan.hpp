@@ -20,7 +20,7 @@ struct WindowPlan {
 // `resident_blocks` blocks per multiprocessor: as many chunks per row as the wave holds.
 // Calls with more rows than the wave hold one chunk per row. A call too small to fill the
 // wave gets one batch per task, so each task issues all of its loads at once.
-// Up to width 4 and without seq_idx, a wave-fitting chunk longer than four batches is cut
+// Up to width 4, a wave-fitting chunk longer than four batches (eight with seq_idx) is cut
 // to two (16 steps in 16-bit), in as many waves as that takes (4x5376x4096 bf16 on an
 // H100: 134.9 -> 123.4 us, 86.5% -> 94.5% of copy bandwidth; docs/perf.md, entry 46). The
 // blocks in flight then hold a short, contiguous stretch of rows, as a copy's do, where
