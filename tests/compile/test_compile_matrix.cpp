@@ -89,10 +89,13 @@ std::vector<Variant> matrix(int width_stride, bool all_pairs) {
 std::vector<Variant> combination_paths() {
     std::vector<Variant> out;
     for (DType x : {DType::fp16, DType::bf16}) {
-        // Channel-last forward at widths 5-8 with seq_idx: a batch's ids by lane shuffles.
-        Variant forward = family_variant(Op::fwd, Layout::channel_last, 6, x, x, 1);
-        forward.seq_idx = true;
-        out.push_back(forward.normalized());
+        // Channel-last forward with seq_idx: at widths 5-8 a batch's ids by lane shuffles,
+        // at widths 2-4 short chunks checked for one sequence by a vote.
+        for (int width : {3, 6}) {
+            Variant forward = family_variant(Op::fwd, Layout::channel_last, width, x, x, 1);
+            forward.seq_idx = true;
+            out.push_back(forward.normalized());
+        }
         // Channel-last backward at widths 3-4 with seq_idx: 4 channels a thread.
         Variant backward = family_variant(Op::bwd, Layout::channel_last, 3, x, x, 1);
         backward.seq_idx = true;
