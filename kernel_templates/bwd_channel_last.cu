@@ -512,6 +512,21 @@ CC1D_DEVICE void bl_step(const cc1d_bwd_params& p, const bl_row& row, const bl_l
 #endif
 }
 
+// The steps of one staged batch, kBlUnroll per loop iteration, dx[sb] at `dx`; an edge
+// batch stops after its last walked step (at.bot).
+template <bool kEdge>
+CC1D_DEVICE void bl_walk_batch(const cc1d_bwd_params& p, const bl_row& row, const bl_lane& lane, const bl_stage& stage,
+                               const bl_bounds& at, cc1d_i64 sb, x_t* dx, bl_windows& win, bl_state& st) {
+#pragma unroll 1
+    for (int i0 = 0; i0 < kBlSteps && (!kEdge || i0 <= at.bot); i0 += kBlUnroll) {
+#pragma unroll
+        for (int j = 0; j < kBlUnroll; ++j) {
+            bl_step<kEdge>(p, row, lane, stage, at, sb, i0 + j, dx, win, st);
+            dx -= p.dx_stride_l;
+        }
+    }
+}
+
 // One unit: chunk [t_begin, t_end) of row b, walked backward (see the header comment).
 CC1D_DEVICE void bl_walk(const cc1d_bwd_params& p, const bl_row& row, const bl_lane& lane, cc1d_i64 chunk,
                          const bl_stage& stage_all, bl_state& st) {
@@ -570,25 +585,8 @@ CC1D_DEVICE void bl_walk(const cc1d_bwd_params& p, const bl_row& row, const bl_l
         x_t* pdx = row.dx + sb * p.dx_stride_l;
         const bool interior = lane.vec && at.own <= 0 && at.bot >= kBlSteps - 1 && at.pos >= kBlSteps - 1 &&
                               (!CC1D_HAS_FINAL_STATES || at.fin < 0);
-        if (interior) {
-#pragma unroll 1
-            for (int i0 = 0; i0 < kBlSteps; i0 += kBlUnroll) {
-#pragma unroll
-                for (int j = 0; j < kBlUnroll; ++j) {
-                    bl_step<false>(p, row, lane, stage, at, sb, i0 + j, pdx, win, st);
-                    pdx -= p.dx_stride_l;
-                }
-            }
-        } else {
-#pragma unroll 1
-            for (int i0 = 0; i0 < kBlSteps && i0 <= at.bot; i0 += kBlUnroll) {
-#pragma unroll
-                for (int j = 0; j < kBlUnroll; ++j) {
-                    bl_step<true>(p, row, lane, stage, at, sb, i0 + j, pdx, win, st);
-                    pdx -= p.dx_stride_l;
-                }
-            }
-        }
+        if (interior) bl_walk_batch<false>(p, row, lane, stage, at, sb, pdx, win, st);
+        else bl_walk_batch<true>(p, row, lane, stage, at, sb, pdx, win, st);
     }
 }
 
