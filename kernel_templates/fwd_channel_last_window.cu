@@ -251,8 +251,8 @@ CC1D_DEVICE void win_walk_batch(const cc1d_fwd_params& p, const WinTask& task, c
 struct WinStart {
     WinVec halo[CC1D_K > 0 ? CC1D_K : 1];
     WinVec batch[kWinBatch];
-    int ids[CC1D_K + 1];       // ids[k]: sequence id of halo[k] (seq_idx)
-    WinBatchIds batch_ids{};   // of the first batch (seq_idx)
+    int ids[CC1D_K > 0 ? CC1D_K : 1];   // ids[k]: sequence id of halo[k] (seq_idx)
+    WinBatchIds batch_ids{};            // of the first batch (seq_idx)
 };
 #if CC1D_HAS_SEQ_IDX
 CC1D_DEVICE void win_load_halo_ids(const cc1d_fwd_params& p, const WinTask& task, WinStart& start) {
