@@ -18,7 +18,8 @@
 // rows) or reaches past D loads and stores element by element; the window does not care.
 // seq_idx: a step compares the ids of its window's positions, except where the ids are
 // known to be one sequence: up to width 4 a whole chunk of at most two batches (checked
-// once, before the walk), at widths 5-8 a batch (a warp vote on ids taken by shuffles).
+// once, before the walk, by the module's second kernel, CC1D_ENTRY_SHORT), at widths 5-8
+// a batch (a warp vote on ids taken by shuffles).
 // Grid: row-group tasks (channel groups fastest, then time chunks, then batch rows),
 // CC1D_FWD_CL_WINDOW_THREADS / 32 tasks per block.
 
@@ -337,21 +338,82 @@ CC1D_DEVICE void win_walk_chunk(const cc1d_fwd_params& p, const WinTask& task, c
     }
 }
 
-#if CC1D_HAS_SEQ_IDX
-// Whether a chunk, and the window's K steps before it, lie in one sequence (one id load a
-// lane, a vote; `id` is that sequence's). Up to width 4 such a chunk of at most two
-// batches (all but a few of a packed batch's 16-step chunks) is walked without ids, like
-// a call without seq_idx, and one of padding is stored as zeros without loading x.
-// Positions before the row start count only with initial_states: without them their x̃
-// is 0, so dropping their terms changes nothing. Every lane of the task must take part.
-CC1D_DEVICE bool win_chunk_one_sequence(const cc1d_fwd_params& p, const WinTask& task, int& id) {
-    id = task.t_begin < task.t_end ? win_seq_id(p, task.b, task.t_begin) : -1;
-    bool same = true;
-    const cc1d_i64 first = CC1D_HAS_INITIAL_STATES ? task.t_begin - CC1D_K
-                                                    : (task.t_begin - CC1D_K > 0 ? task.t_begin - CC1D_K : 0);
-    for (cc1d_i64 q = first + (int)(threadIdx.x % kWinGroup); q < task.t_end; q += kWinGroup)
-        same = same && win_seq_id(p, task.b, q) == id;
-    return cc1d_warp_all(same);
+#if CC1D_FWD_CL_SHORT_KERNEL(CC1D_WIDTH, CC1D_X_DTYPE == 0 ? 4 : 2, CC1D_HAS_SEQ_IDX)
+// The short-chunk kernel (seq_idx up to width 4, chunks of at most two batches) walks every
+// chunk without ids, like a call without seq_idx, then recomputes the few steps whose
+// window crosses a sequence boundary or that are padding: in a packed batch all but a few
+// 16-step chunks lie in one sequence, and a second, unrolled walk with ids would double
+// the variant's compile time and spill at this kernel's register budget.
+constexpr int kWinShortSteps = 2 * kWinBatch;
+static_assert(kWinShortSteps + CC1D_K <= kWinGroup, "a short chunk's ids and its window's come one a lane");
+
+// A short chunk's ids, one a lane: lane_id is the id of step t_begin - K + lane (-1 from
+// t_end on). differs, bit s: the walk without ids gets step t_begin + s wrong (padding, or
+// a term from another sequence). padding: every step is padding.
+struct WinChunkIds {
+    int lane_id;
+    unsigned int differs;
+    bool padding;
+};
+// Whether step t_begin + s takes the term of its window position k (step t - K + k): the
+// same sequence, or a position before the row start without initial_states (x̃ is 0
+// there, so the term is 0 either way). A shuffle: every lane of the task must take part.
+CC1D_DEVICE bool win_takes_term(const WinTask& task, int lane_id, int id, int s, int k) {
+    const bool before_start = !CC1D_HAS_INITIAL_STATES && task.t_begin + s - CC1D_K + k < 0;
+    return cc1d_shfl_group32(lane_id, s + k) == id || before_start;
+}
+// One id load a lane, then shuffles and votes; every lane of the task must take part.
+CC1D_DEVICE WinChunkIds win_chunk_ids(const cc1d_fwd_params& p, const WinTask& task) {
+    const int lane = (int)(threadIdx.x % kWinGroup);
+    const cc1d_i64 q = task.t_begin - CC1D_K + lane;
+    WinChunkIds ids;
+    ids.lane_id = q < task.t_end ? win_seq_id(p, task.b, q) : -1;
+    // Lane s stands for step t_begin + s.
+    const bool step = lane < task.t_end - task.t_begin;
+    const int id = cc1d_shfl_group32(ids.lane_id, lane + CC1D_K);
+    bool differs = id < 0;
+#pragma unroll
+    for (int k = 0; k < CC1D_K; ++k) {
+        const bool takes = win_takes_term(task, ids.lane_id, id, lane, k);   // (every lane shuffles)
+        differs = differs || !takes;
+    }
+    ids.differs = cc1d_ballot_group32(step && differs);
+    ids.padding = cc1d_warp_all(!step || id < 0);   // (HIP: over two tasks, at worst false)
+    return ids;
+}
+
+// The steps in ids.differs again, each from its K + 1 rows (just loaded by the walk, so
+// from L1 or L2) with only its own sequence's terms; the walk without ids stored them
+// first, and this thread's later store is the one that stays. Every lane of the task
+// must take part (the shuffles), including those past D (they store nothing).
+CC1D_DEVICE void win_fix_steps(const cc1d_fwd_params& p, const WinTask& task, const WinChunkIds& ids) {
+    float w[kWinCh][CC1D_WIDTH], bias[kWinCh];
+    cc1d_load_channel_weights(p, task.c0, w, bias);
+    for (unsigned int todo = ids.differs; todo != 0u; todo &= todo - 1u) {
+        const int s = __ffs(todo) - 1;
+        const cc1d_i64 t = task.t_begin + s;
+        const int id = cc1d_shfl_group32(ids.lane_id, s + CC1D_K);
+        bool takes[CC1D_K + 1];
+#pragma unroll
+        for (int k = 0; k <= CC1D_K; ++k) takes[k] = win_takes_term(task, ids.lane_id, id, s, k);
+        float y[kWinCh];
+#pragma unroll
+        for (int j = 0; j < kWinCh; ++j) y[j] = 0.0f;
+        if (id >= 0) {
+            WinVec rows[CC1D_K + 1];
+#pragma unroll
+            for (int k = 0; k <= CC1D_K; ++k) rows[k] = win_load_padded_row(p, task, t - CC1D_K + k);
+#pragma unroll
+            for (int j = 0; j < kWinCh; ++j) {
+                float z = bias[j];   // the walk's order of terms, so the same rounding
+#pragma unroll
+                for (int k = 0; k <= CC1D_K; ++k)
+                    z = fmaf(takes[k] ? w[j][k] : 0.0f, cc1d_to_float(win_raw(rows[k], j)), z);
+                y[j] = cc1d_activate_fast(z);
+            }
+        }
+        win_store_row(p, task, t, win_pack(y));
+    }
 }
 
 // A chunk of padding: every output exactly 0.
@@ -360,57 +422,76 @@ CC1D_DEVICE void win_store_zero_chunk(const cc1d_fwd_params& p, const WinTask& t
 }
 #endif
 
-extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_WINDOW_THREADS) CC1D_ENTRY(cc1d_fwd_params p) {
-    // ---- which task, which channels ----
-    const unsigned int groups = (unsigned int)((p.dim + kWinCh * kWinGroup - 1) / (kWinCh * kWinGroup));
+// Task `index` of the grid (channel groups fastest, then time chunks, then batch rows) for
+// this lane; `groups` row groups span D.
+CC1D_DEVICE WinTask win_task(const cc1d_fwd_params& p, unsigned int index, unsigned int groups) {
     const unsigned int tiles = (unsigned int)p.tiles;
-    const unsigned int task_index = cc1d_flat_block() * kWinTasksPerBlock + threadIdx.x / kWinGroup;
-    if (task_index >= (cc1d_i64)groups * p.tiles * p.batch) return;
-    const unsigned int rest = task_index / groups, b = rest / tiles;
+    const unsigned int rest = index / groups, b = rest / tiles;
     WinTask task;
     task.b = b;
-    task.c0 = ((cc1d_i64)(task_index - rest * groups) * kWinGroup + threadIdx.x % kWinGroup) * kWinCh;
+    task.c0 = ((cc1d_i64)(index - rest * groups) * kWinGroup + threadIdx.x % kWinGroup) * kWinCh;
     task.t_begin = (cc1d_i64)(rest - b * tiles) * p.chunk_len;
     task.t_end = task.t_begin + p.chunk_len < p.seqlen ? task.t_begin + p.chunk_len : p.seqlen;
     task.vector = p.vector_ok && task.c0 + kWinCh <= p.dim;
+    return task;
+}
 
+CC1D_DEVICE void win_finish_task(const cc1d_fwd_params& p, const WinTask& task) {
+    (void)p;
+    (void)task;
+#if CC1D_HAS_FINAL_STATES
+    if (task.t_begin + p.chunk_len >= p.seqlen) win_write_final_states(p, task);
+#endif
+}
+
+extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_WINDOW_THREADS) CC1D_ENTRY(cc1d_fwd_params p) {
+    const unsigned int groups = (unsigned int)((p.dim + kWinCh * kWinGroup - 1) / (kWinCh * kWinGroup));
+    const unsigned int index = cc1d_flat_block() * kWinTasksPerBlock + threadIdx.x / kWinGroup;
+    if (index >= (cc1d_i64)groups * p.tiles * p.batch) return;
+    const WinTask task = win_task(p, index, groups);
 #if CC1D_HAS_SEQ_IDX
     if constexpr (kWinShuffledIds) {
         // Every lane of a task stays for the shuffles; one past D loads and stores nothing
         // (its element-wise accesses test each channel).
         win_walk_chunk<true>(p, task, win_load_start<true>(p, task));
     } else {
-        // One call site for the walk with ids: each site inlines a copy of the unrolled walk.
-        WinStart start;
-        bool compare_ids = true;
-        if (p.chunk_len > 2 * kWinBatch) {
-            // Longer chunks span sequence boundaries more often: ids compared throughout.
-            if (task.c0 >= p.dim) return;
-            start = win_load_start<true>(p, task);
-        } else {
-            // Chunks of at most two batches are checked whole, the check's id loads behind
-            // the chunk's first rows; lanes past D load nothing but stay for the vote.
-            start = win_load_start<false>(p, task);
-            int id;
-            const bool one_sequence = win_chunk_one_sequence(p, task, id);
-            if (task.c0 >= p.dim) return;
-            if (one_sequence) {
-                if (id < 0) win_store_zero_chunk(p, task);
-                else win_walk_chunk<false>(p, task, start);
-                compare_ids = false;
-            } else {
-                win_load_halo_ids(p, task, start);
-                start.batch_ids = win_load_batch_ids(p, task, task.t_begin);
-            }
-        }
-        if (compare_ids) win_walk_chunk<true>(p, task, start);
+        // Chunks longer than two batches (the short ones go to CC1D_ENTRY_SHORT) span
+        // sequence boundaries more often: ids compared throughout.
+        if (task.c0 >= p.dim) return;
+        win_walk_chunk<true>(p, task, win_load_start<true>(p, task));
     }
 #else
     if (task.c0 >= p.dim) return;
     win_walk_chunk<false>(p, task, win_load_start<false>(p, task));
 #endif
-
-#if CC1D_HAS_FINAL_STATES
-    if (task.t_begin + p.chunk_len >= p.seqlen) win_write_final_states(p, task);
-#endif
+    win_finish_task(p, task);
 }
+
+#if CC1D_FWD_CL_SHORT_KERNEL(CC1D_WIDTH, CC1D_X_DTYPE == 0 ? 4 : 2, CC1D_HAS_SEQ_IDX)
+// Chunks of at most two batches with seq_idx (see win_chunk_ids). Its own kernel: without
+// the main kernel's walk with ids throughout it fits CC1D_FWD_CL_SHORT_BLOCKS blocks a
+// multiprocessor.
+// (HIP reads launch bounds' second argument as waves per SIMD: not given there.)
+#if defined(CC1D_BACKEND_HIP)
+#define WIN_SHORT_LAUNCH_BOUNDS __launch_bounds__(CC1D_FWD_CL_WINDOW_THREADS)
+#else
+#define WIN_SHORT_LAUNCH_BOUNDS __launch_bounds__(CC1D_FWD_CL_WINDOW_THREADS, CC1D_FWD_CL_SHORT_BLOCKS)
+#endif
+extern "C" __global__ void WIN_SHORT_LAUNCH_BOUNDS CC1D_ENTRY_SHORT(cc1d_fwd_params p) {
+    const unsigned int groups = (unsigned int)((p.dim + kWinCh * kWinGroup - 1) / (kWinCh * kWinGroup));
+    const unsigned int index = cc1d_flat_block() * kWinTasksPerBlock + threadIdx.x / kWinGroup;
+    if (index >= (cc1d_i64)groups * p.tiles * p.batch) return;
+    const WinTask task = win_task(p, index, groups);
+    // Lanes past D stay for the shuffles and votes; they load and store nothing (their
+    // element-wise accesses test each channel).
+    const WinStart start = win_load_start<false>(p, task);
+    const WinChunkIds ids = win_chunk_ids(p, task);   // behind the chunk's first loads
+    if (ids.padding) {
+        win_store_zero_chunk(p, task);
+    } else {
+        win_walk_chunk<false>(p, task, start);
+        if (ids.differs != 0u) win_fix_steps(p, task, ids);
+    }
+    win_finish_task(p, task);
+}
+#endif

@@ -20,6 +20,8 @@ CC1D_DEVICE float cc1d_shfl_up(float v, int delta) { return __shfl_up_sync(0xfff
 CC1D_DEVICE float cc1d_shfl_down(float v, int delta) { return __shfl_down_sync(0xffffffffu, v, delta); }
 // v of lane `from` of this thread's aligned group of 32 lanes (all 32 must take part).
 CC1D_DEVICE int cc1d_shfl_group32(int v, int from) { return __shfl_sync(0xffffffffu, v, from, 32); }
+// Bit l: p on lane l of this lane's group of 32.
+CC1D_DEVICE unsigned int cc1d_ballot_group32(bool p) { return __ballot_sync(0xffffffffu, p); }
 // Whether p holds on every lane of the warp (all 32 must take part).
 CC1D_DEVICE bool cc1d_warp_all(bool p) { return __all_sync(0xffffffffu, p) != 0; }
 // 2^x, flushing results below the normal range to 0 (one special-function instruction;

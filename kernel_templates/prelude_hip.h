@@ -25,6 +25,8 @@ CC1D_DEVICE float cc1d_shfl_up(float v, int delta) { return __shfl_up(v, delta);
 CC1D_DEVICE float cc1d_shfl_down(float v, int delta) { return __shfl_down(v, delta); }
 // v of lane `from` of this thread's aligned group of 32 lanes.
 CC1D_DEVICE int cc1d_shfl_group32(int v, int from) { return __shfl(v, from, 32); }
+// Bit l: p on lane l of this lane's group of 32.
+CC1D_DEVICE unsigned int cc1d_ballot_group32(bool p) { return (unsigned int)(__ballot(p) >> (__lane_id() & 32)); }
 // Whether p holds on every active lane of the wavefront (64 lanes on gfx9: a caller
 // asking about a group of 32 gets a conservative answer).
 CC1D_DEVICE bool cc1d_warp_all(bool p) { return __all(p) != 0; }

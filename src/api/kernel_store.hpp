@@ -24,7 +24,7 @@ namespace cc1d {
 struct LoadedKernel {
     void* module = nullptr;
     void* main = nullptr;
-    void* second = nullptr;   // codegen::second_kernel: backward's reduction, update's registers path
+    void* second = nullptr;   // codegen::second_kernel of the variant, if it has one
     int main_resident_blocks = 0;   // Device::resident_blocks_per_multiprocessor(main), asked once at load
 };
 

@@ -38,7 +38,7 @@ std::string variant_macros(const Variant& v, const std::string& entry, const std
     define("CC1D_HAS_STATE_INDICES", int(v.state_indices));
     define("CC1D_CHANNEL_LAST", int(v.layout == Layout::channel_last));
     define("CC1D_ENTRY", entry);
-    if (!second_entry.empty()) define(second_kernel(v.op).macro, second_entry);
+    if (!second_entry.empty()) define(second_kernel(v).macro, second_entry);
     return text;
 }
 
@@ -75,10 +75,15 @@ std::string template_text(const std::string& file_name) {
     fail(ErrorCode::invalid_argument, "no embedded kernel template named '{}'", file_name);
 }
 
-SecondKernel second_kernel(Op op) {
-    switch (op) {
+SecondKernel second_kernel(const Variant& variant) {
+    switch (variant.op) {
         case Op::bwd: return {"_reduce", "CC1D_ENTRY_REDUCE"};
         case Op::update: return {"_registers", "CC1D_ENTRY_REGISTERS"};
+        case Op::fwd:
+            if (variant.layout == Layout::channel_last &&
+                CC1D_FWD_CL_SHORT_KERNEL(variant.width, static_cast<int>(dtype_size(variant.x_dtype)), variant.seq_idx))
+                return {"_short", "CC1D_ENTRY_SHORT"};
+            return {"", ""};
         default: return {"", ""};
     }
 }
@@ -90,7 +95,7 @@ RenderedSource render_source(const Variant& raw, const std::string& backend) {
         fail(ErrorCode::invalid_argument, "render_source: unknown backend '{}' (expected cuda or hip)", backend);
     RenderedSource out;
     out.entry = variant.entry_name();
-    if (*second_kernel(variant.op).suffix != 0) out.second_entry = out.entry + second_kernel(variant.op).suffix;
+    if (*second_kernel(variant).suffix != 0) out.second_entry = out.entry + second_kernel(variant).suffix;
     out.name = out.entry + ".cu";
     out.text = template_text(backend == "cuda" ? "prelude_cuda.h" : "prelude_hip.h");
     out.text += variant_macros(variant, out.entry, out.second_entry);

@@ -14,18 +14,19 @@ struct RenderedSource {
     std::string text;
     std::string name;          // "<entry>.cu", for logs and compile errors
     std::string entry;         // main kernel
-    std::string second_entry;  // the module's second kernel (second_kernel_suffix); empty if none
+    std::string second_entry;  // the module's second kernel (second_kernel); empty if none
 };
 
-// The second kernel of a family's module, as a suffix of the main entry's name, and the
+// The second kernel of a variant's module, as a suffix of the main entry's name, and the
 // macro its template names it by: backward's fixed-order reduction ("_reduce",
-// CC1D_ENTRY_REDUCE), update's registers path ("_registers", CC1D_ENTRY_REGISTERS);
-// empty for families with one kernel.
+// CC1D_ENTRY_REDUCE), update's registers path ("_registers", CC1D_ENTRY_REGISTERS), the
+// channel-last forward's short-chunk kernel with seq_idx ("_short", CC1D_ENTRY_SHORT,
+// CC1D_FWD_CL_SHORT_KERNEL); empty for variants with one kernel.
 struct SecondKernel {
     const char* suffix;
     const char* macro;
 };
-SecondKernel second_kernel(Op op);
+SecondKernel second_kernel(const Variant& variant);
 
 // backend: "cuda" or "hip".
 RenderedSource render_source(const Variant& variant, const std::string& backend);

@@ -46,6 +46,35 @@ TEST_CASE("backward and update sources name their second kernel; the others have
     }
 }
 
+TEST_CASE("the 16-bit channel-last forward with seq_idx up to width 4 has a short-chunk kernel") {
+    Variant v;
+    v.op = Op::fwd;
+    v.layout = Layout::channel_last;
+    v.seq_idx = true;
+    for (DType dtype : {DType::fp16, DType::bf16})
+        for (int width : {1, 2, 3, 4}) {
+            CAPTURE(width);
+            v.x_dtype = v.weight_dtype = dtype;
+            v.width = width;
+            const auto source = codegen::render_source(v, "hip");
+            CHECK(source.second_entry == v.entry_name() + "_short");
+            CHECK(source.text.find("#define CC1D_ENTRY_SHORT " + source.second_entry) != std::string::npos);
+        }
+    auto has_second = [](Variant variant) { return !codegen::render_source(variant, "cuda").second_entry.empty(); };
+    Variant other = v;
+    other.width = 5;   // widths 5-8 vote a batch at a time in the one kernel
+    CHECK_FALSE(has_second(other));
+    other = v;
+    other.x_dtype = other.weight_dtype = DType::fp32;   // the shared-memory tile kernel
+    CHECK_FALSE(has_second(other));
+    other = v;
+    other.seq_idx = false;
+    CHECK_FALSE(has_second(other));
+    other = v;
+    other.layout = Layout::channel_first;
+    CHECK_FALSE(has_second(other));
+}
+
 TEST_CASE("every op family has an embedded template") {
     for (Op op : {Op::fwd, Op::bwd, Op::update, Op::varlen_fwd})
         for (Layout layout : {Layout::channel_first, Layout::channel_last}) {

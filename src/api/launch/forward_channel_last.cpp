@@ -68,9 +68,15 @@ void launch_window(Launcher& launcher, const Variant& variant, const ForwardArgs
     p.chunk_len = plan.chunk_len;
     const int vector_bytes = CC1D_FWD_CL_WINDOW_CHANNELS(variant.width) * x_bytes;
     p.vector_ok = util::rows_vectorizable(args.x, 1, vector_bytes) && util::rows_vectorizable(args.out, 1, vector_bytes);
+    // With seq_idx up to width 4, chunks of at most two batches run in the module's
+    // short-chunk kernel (the main one compares ids throughout the walk).
+    const bool short_chunks =
+        CC1D_FWD_CL_SHORT_KERNEL(variant.width, x_bytes, variant.seq_idx) &&
+        plan.chunk_len <= forward::kShortChunkBatches * forward::window_batch_rows(variant.width, x_bytes);
     device::Dim3 block;
     block.x = CC1D_FWD_CL_WINDOW_THREADS;
-    launcher.launch(Kernel::main, util::flat_grid(plan.blocks), block, 0, &p, sizeof(p));
+    launcher.launch(short_chunks ? Kernel::short_chunks : Kernel::main, util::flat_grid(plan.blocks), block, 0, &p,
+                    sizeof(p));
 }
 
 void launch_tiles(Launcher& launcher, const ForwardArgs& args, int x_bytes, cc1d_fwd_params p) {
