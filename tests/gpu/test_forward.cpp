@@ -161,8 +161,8 @@ TEST_CASE("forward: channel-last 16-bit calls walked in two-batch chunks over se
     // odd channels (a partial vector per row), an odd length (a partial last chunk), states
     // at both ends and the views rotating through contiguous, strided and misaligned.
     // With seq_idx (cut only past 8 batches: 16-step chunks up to ~140 multiprocessors;
-    // sequences up to half a row, padding) most chunks lie in one sequence and are walked
-    // without ids, padding chunks are stored as zeros, the rest compare ids.
+    // sequences up to half a row, padding) these chunks run the short-chunk kernel: walked
+    // without ids, padding chunks stored as zeros, steps near a boundary recomputed.
     std::uint64_t index = 0;
     for (bool seq_idx : {false, true})
         for (DType x : {DType::bf16, DType::fp16})
