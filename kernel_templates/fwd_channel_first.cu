@@ -101,7 +101,8 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CF_THREADS) CC1D_ENTRY(cc1
     }
     for (int e = tid; e < kCfHaloElems; e += nthreads) {
         const cc1d_i64 pos = tile_start - kCfHaloElems + e;
-        s_seq[e] = pos >= 0 ? seq_row[pos * p.seq_stride_l] : (CC1D_HAS_INITIAL_STATES ? seq_row[0] : -1);
+        // (L == 0: no ids are read; seq_idx may be null)
+        s_seq[e] = pos >= 0 ? seq_row[pos * p.seq_stride_l] : (CC1D_HAS_INITIAL_STATES && L > 0 ? seq_row[0] : -1);
     }
 #endif
 

@@ -163,13 +163,14 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_THREADS) CC1D_ENTRY(cc1
     }
 #if CC1D_HAS_SEQ_IDX
     // One id per time row. Before the row start: the first sequence's id when
-    // initial_states feed it, else -1; past the end: -1 (never stored).
+    // initial_states feed it, else -1 (also for an empty row, whose seq_idx may be null);
+    // past the end: -1 (never stored).
     const int* seq_row = p.seq_idx + tile.b * p.seq_stride_b;
     for (int r = tid; r < CC1D_K + kClRows; r += CC1D_FWD_CL_THREADS) {
         const cc1d_i64 t = tile.t0 - CC1D_K + r;
         s_ids[r] = t >= p.seqlen ? -1
                    : t >= 0      ? seq_row[t * p.seq_stride_l]
-                                 : (CC1D_HAS_INITIAL_STATES ? seq_row[0] : -1);
+                                 : (CC1D_HAS_INITIAL_STATES && p.seqlen > 0 ? seq_row[0] : -1);
     }
 #endif
 

@@ -144,7 +144,7 @@ CC1D_DEVICE void win_store_row(const cc1d_fwd_params& p, const WinTask& task, cc
 
 #if CC1D_HAS_SEQ_IDX
 // Sequence id of step t >= -K: before the row start the first sequence's id when
-// initial_states feed it, else -1.
+// initial_states feed it, else -1 (and -1 for an empty row, whose seq_idx may be null).
 CC1D_DEVICE int win_seq_id(const cc1d_fwd_params& p, cc1d_i64 b, cc1d_i64 t) {
     const int* row = p.seq_idx + b * p.seq_stride_b;
     if (t >= 0) {
@@ -156,7 +156,7 @@ CC1D_DEVICE int win_seq_id(const cc1d_fwd_params& p, cc1d_i64 b, cc1d_i64 t) {
         return row[t * p.seq_stride_l];
 #endif
     }
-    return CC1D_HAS_INITIAL_STATES ? row[0] : -1;
+    return CC1D_HAS_INITIAL_STATES && p.seqlen > 0 ? row[0] : -1;
 }
 #endif
 

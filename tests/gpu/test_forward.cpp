@@ -194,3 +194,28 @@ TEST_CASE("forward: channel-last 16-bit seq_idx with long sequences, batches ins
             run_forward_case(v, g, seed);
         }
 }
+
+TEST_CASE("forward: empty rows (L = 0) with seq_idx and states, empty tensors with null data") {
+    // Frameworks may pass an empty tensor with a null data pointer. With L = 0 the call
+    // only copies initial_states into final_states; nothing may read x, out or seq_idx
+    // (a kernel that looked up the first sequence's id read seq_idx[b, 0]).
+    std::uint64_t index = 0;
+    for (Layout layout : {Layout::channel_first, Layout::channel_last})
+        for (DType x : {DType::fp32, DType::bf16})
+            for (int width : {2, 4}) {
+                ForwardVariant v{layout, {x, x}, width, Activation::silu, true, true, true, true};
+                const bool cl = layout == Layout::channel_last;
+                const Geometry g{2, 67, 0, view_kind(0, cl), view_kind(1, cl), view_kind(static_cast<int>(index), false)};
+                const std::uint32_t seed = case_seed(7, index++);
+                INFO(v.name(), " | ", g.name(), " | seed ", seed);
+                std::mt19937 rng(seed);
+                ForwardTensors t(v, g, rng);
+                ForwardArgs args = t.args(v, true);
+                args.x.data = nullptr;
+                args.out.data = nullptr;
+                args.seq_idx.data = nullptr;
+                if (!call_ok([&] { runtime().forward(args); })) continue;
+                const auto want = reference::forward(t.args(v, false));
+                check_tensor("final_states", t.final_states, want.final_states, reference::exact());
+            }
+}
