@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <array>
 #include <memory>
 
 #include "reference/reference.hpp"
@@ -124,17 +125,17 @@ std::vector<double> plus(const std::vector<double>& prior, const std::vector<dou
 
 // caller_workspace: the call brings its own workspace, workspace_bytes exactly what
 // backward_workspace_size asks for, random contents (the zeroing and reduce launches must
-// not rely on them). null_empty (L = 0 only): x, dout, dx and seq_idx come as empty
-// tensors with null data, as frameworks may pass them.
+// not rely on them). null_empty: every empty tensor comes with null data, as frameworks
+// may pass them.
 void run_backward_case(const BackwardVariant& v, const Run& r, std::uint32_t seed, bool caller_workspace = false,
                        bool null_empty = false) {
     std::mt19937 rng(seed);
     BackwardTensors t(v, r, rng);
     BackwardArgs args = t.args(v, r, true);
-    if (null_empty) {
-        REQUIRE(r.L == 0);
-        args.x.data = args.dout.data = args.dx.data = args.seq_idx.data = nullptr;
-    }
+    if (null_empty)
+        for (Tensor* tensor : {&args.x, &args.weight, &args.bias, &args.dout, &args.seq_idx, &args.initial_states,
+                               &args.dfinal_states, &args.dx, &args.dweight, &args.dbias, &args.dinitial_states})
+            if (tensor->numel() == 0) tensor->data = nullptr;
     std::unique_ptr<TestTensor> workspace;
     if (caller_workspace) {
         const std::size_t bytes = runtime().backward_workspace_size(args);
@@ -249,20 +250,22 @@ TEST_CASE("backward: channel-last 16-bit seq_idx with long sequences, batches in
         }
 }
 
-TEST_CASE("backward: empty rows (L = 0) with seq_idx and states, empty tensors with null data") {
-    // With L = 0 dweight gets nothing (dbias too), dinitial_states gets dfinal_states, and
-    // nothing may read x, dout, dx or seq_idx.
+TEST_CASE("backward: empty calls (B, D or L = 0) with seq_idx and states, empty tensors with null data") {
+    // Nothing may read or write an empty tensor. B = 0 or L = 0: dweight and dbias get
+    // zeros (or keep their contents with accumulate); L = 0: dinitial_states gets
+    // dfinal_states.
     std::uint64_t index = 0;
-    for (Layout layout : {Layout::channel_first, Layout::channel_last})
-        for (DType x : {DType::fp32, DType::bf16})
-            for (int width : {2, 4}) {
-                const bool cl = layout == Layout::channel_last;
-                const int turn = static_cast<int>(index);
-                BackwardVariant v{layout, {x, x}, width, Activation::silu, true, true, true, true, turn % 2 == 0};
-                const Run r{2, 67, 0, view_kind(turn, cl), view_kind(turn + 1, cl), view_kind(turn + 2, cl),
-                            view_kind(turn + 3, false), turn % 2 == 1, turn % 3 == 1, true};
-                const std::uint32_t seed = case_seed(17, index++);
-                INFO(v.name(), " | ", r.name(), " | seed ", seed);
-                run_backward_case(v, r, seed, false, true);
-            }
+    for (const auto& [B, D, L] : {std::array<std::int64_t, 3>{2, 67, 0}, {0, 67, 37}, {2, 0, 37}})
+        for (Layout layout : {Layout::channel_first, Layout::channel_last})
+            for (DType x : {DType::fp32, DType::bf16})
+                for (int width : {2, 4}) {
+                    const bool cl = layout == Layout::channel_last;
+                    const int turn = static_cast<int>(index);
+                    BackwardVariant v{layout, {x, x}, width, Activation::silu, true, true, true, true, turn % 2 == 0};
+                    const Run r{B, D, L, view_kind(turn, cl), view_kind(turn + 1, cl), view_kind(turn + 2, cl),
+                                view_kind(turn + 3, false), turn % 2 == 1, turn % 3 == 1, true};
+                    const std::uint32_t seed = case_seed(17, index++);
+                    INFO(v.name(), " | ", r.name(), " | seed ", seed);
+                    run_backward_case(v, r, seed, false, true);
+                }
 }

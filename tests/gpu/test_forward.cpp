@@ -9,6 +9,8 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <array>
+
 #include "reference/reference.hpp"
 #include "support/case_inputs.hpp"
 #include "support/covering.hpp"
@@ -195,27 +197,28 @@ TEST_CASE("forward: channel-last 16-bit seq_idx with long sequences, batches ins
         }
 }
 
-TEST_CASE("forward: empty rows (L = 0) with seq_idx and states, empty tensors with null data") {
-    // Frameworks may pass an empty tensor with a null data pointer. With L = 0 the call
-    // only copies initial_states into final_states; nothing may read x, out or seq_idx
-    // (a kernel that looked up the first sequence's id read seq_idx[b, 0]).
+TEST_CASE("forward: empty calls (B, D or L = 0) with seq_idx and states, empty tensors with null data") {
+    // Frameworks may pass an empty tensor with a null data pointer. Nothing may read or
+    // write an empty tensor; with L = 0 the call only copies initial_states into
+    // final_states (a kernel that looked up the first sequence's id read seq_idx[b, 0]).
     std::uint64_t index = 0;
-    for (Layout layout : {Layout::channel_first, Layout::channel_last})
-        for (DType x : {DType::fp32, DType::bf16})
-            for (int width : {2, 4}) {
-                ForwardVariant v{layout, {x, x}, width, Activation::silu, true, true, true, true};
-                const bool cl = layout == Layout::channel_last;
-                const Geometry g{2, 67, 0, view_kind(0, cl), view_kind(1, cl), view_kind(static_cast<int>(index), false)};
-                const std::uint32_t seed = case_seed(7, index++);
-                INFO(v.name(), " | ", g.name(), " | seed ", seed);
-                std::mt19937 rng(seed);
-                ForwardTensors t(v, g, rng);
-                ForwardArgs args = t.args(v, true);
-                args.x.data = nullptr;
-                args.out.data = nullptr;
-                args.seq_idx.data = nullptr;
-                if (!call_ok([&] { runtime().forward(args); })) continue;
-                const auto want = reference::forward(t.args(v, false));
-                check_tensor("final_states", t.final_states, want.final_states, reference::exact());
-            }
+    for (const auto& [B, D, L] : {std::array<std::int64_t, 3>{2, 67, 0}, {0, 67, 37}, {2, 0, 37}})
+        for (Layout layout : {Layout::channel_first, Layout::channel_last})
+            for (DType x : {DType::fp32, DType::bf16})
+                for (int width : {2, 4}) {
+                    ForwardVariant v{layout, {x, x}, width, Activation::silu, true, true, true, true};
+                    const bool cl = layout == Layout::channel_last;
+                    const Geometry g{B, D, L, view_kind(0, cl), view_kind(1, cl), view_kind(static_cast<int>(index), false)};
+                    const std::uint32_t seed = case_seed(7, index++);
+                    INFO(v.name(), " | ", g.name(), " | seed ", seed);
+                    std::mt19937 rng(seed);
+                    ForwardTensors t(v, g, rng);
+                    ForwardArgs args = t.args(v, true);
+                    for (Tensor* tensor : {&args.x, &args.weight, &args.bias, &args.seq_idx, &args.initial_states,
+                                           &args.final_states, &args.out})
+                        if (tensor->numel() == 0) tensor->data = nullptr;
+                    if (!call_ok([&] { runtime().forward(args); })) continue;
+                    const auto want = reference::forward(t.args(v, false));
+                    check_tensor("final_states", t.final_states, want.final_states, reference::exact());
+                }
 }

@@ -9,6 +9,8 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <array>
+
 #include "reference/reference.hpp"
 #include "support/case_inputs.hpp"
 #include "support/covering.hpp"
@@ -108,12 +110,18 @@ struct UpdateTensors {
     }
 };
 
-void run_update_case(const UpdateVariant& v, const Run& r, std::uint32_t seed) {
+// null_empty: every empty tensor comes with null data, as frameworks may pass them.
+void run_update_case(const UpdateVariant& v, const Run& r, std::uint32_t seed, bool null_empty = false) {
     std::mt19937 rng(seed);
     UpdateTensors t(v, r, rng);
     // The reference reads the state before the device call changes it.
     const auto want = reference::update(t.args(v, r, false));
-    if (!call_ok([&] { runtime().update(t.args(v, r, true)); })) return;
+    UpdateArgs args = t.args(v, r, true);
+    if (null_empty)
+        for (Tensor* tensor : {&args.x, &args.weight, &args.bias, &args.conv_state, &args.out, &args.cache_seqlens,
+                               &args.conv_state_indices})
+            if (tensor->numel() == 0) tensor->data = nullptr;
+    if (!call_ok([&] { runtime().update(args); })) return;
     check_tensor("out", t.out, want.out, reference::tolerance_for(v.dtypes.x));
     check_tensor("conv_state", t.state, want.conv_state, reference::exact());
 }
@@ -193,5 +201,22 @@ TEST_CASE("update: the one-token path (state_len = width - 1, contiguous rows) w
                 if (!call_ok([&] { runtime().update(device); })) continue;
                 check_tensor("out", t.out, want.out, reference::tolerance_for(dtypes.x));
                 check_tensor("conv_state", t.state, want.conv_state, reference::exact());
+            }
+}
+
+TEST_CASE("update: empty calls (B or D = 0), empty tensors with null data") {
+    // Nothing may read or write an empty tensor; with B = 0 every cache slot stays as it was.
+    std::uint64_t index = 0;
+    for (const auto& [B, D] : {std::array<std::int64_t, 2>{0, 67}, {3, 0}})
+        for (int width : {2, 4})
+            for (int features = 0; features < 4; ++features) {
+                const UpdateVariant v{{DType::bf16, DType::bf16}, width, Activation::silu, true, (features & 1) != 0,
+                                      (features & 2) != 0};
+                const int i = static_cast<int>(index);
+                const Run r{B, D, 1, width - 1 + (features & 1) * 2, B + 3, view_kind(i, false), view_kind(i + 1, false),
+                            view_kind(i + 2, false), -1};
+                const std::uint32_t seed = case_seed(24, index++);
+                INFO(v.name(), " | ", r.name(), " | seed ", seed);
+                run_update_case(v, r, seed, true);
             }
 }

@@ -57,6 +57,7 @@ struct Run {
     bool many_short = false;          // 60 more sequences of 1 to 9 tokens (dozens of starts per tile)
                                       // and a run of 40 of 0 to 2 tokens (more than a tile lists)
     std::int64_t gap = 0;             // tokens before cu[0] and after cu[N], in no sequence (out 0)
+    int empty_sequences = -1;         // >= 0: only that many sequences, all of 0 tokens
     std::string name() const {
         const char* modes[] = {"cache_indices with pads", "slot i", "no has_initial_state"};
         return fmt::format("D={} S={} {} x[{}] out[{}] states[{}] pad_slot_id={} gap={}", D, S,
@@ -102,7 +103,8 @@ struct VarlenTensors {
     TestTensor cu, x, weight, bias, out, states, cache_indices, has_initial;
 
     VarlenTensors(const VarlenVariant& v, const Run& r, std::mt19937& rng)
-        : lengths(sequence_lengths(v.width, r.long_sequence, r.many_short, rng)),
+        : lengths(r.empty_sequences >= 0 ? std::vector<std::int64_t>(static_cast<std::size_t>(r.empty_sequences), 0)
+                                         : sequence_lengths(v.width, r.long_sequence, r.many_short, rng)),
           total(std::accumulate(lengths.begin(), lengths.end(), std::int64_t{0}) + 2 * r.gap),
           slots(static_cast<std::int64_t>(lengths.size()) + 2),
           cu(DType::int32, {static_cast<std::int64_t>(lengths.size()) + 1}),
@@ -141,12 +143,17 @@ struct VarlenTensors {
     }
 };
 
-void run_varlen_case(const VarlenVariant& v, const Run& r, std::uint32_t seed) {
+// null_empty: every empty tensor comes with null data, as frameworks may pass them.
+void run_varlen_case(const VarlenVariant& v, const Run& r, std::uint32_t seed, bool null_empty = false) {
     std::mt19937 rng(seed);
     VarlenTensors t(v, r, rng);
     INFO("sequence lengths ", fmt::format("{}", fmt::join(t.lengths, ",")));
     const auto want = reference::varlen_forward(t.args(v, r, false));
-    if (!call_ok([&] { runtime().varlen_forward(t.args(v, r, true)); })) return;
+    VarlenForwardArgs args = t.args(v, r, true);
+    if (null_empty)
+        for (Tensor* tensor : {&args.x, &args.out, &args.cache_indices, &args.has_initial_state})
+            if (tensor->numel() == 0) tensor->data = nullptr;
+    if (!call_ok([&] { runtime().varlen_forward(args); })) return;
     check_tensor("out", t.out, want.out, reference::tolerance_for(v.dtypes.x));
     if (v.states) check_tensor("conv_states", t.states, want.conv_states, reference::exact());
 }
@@ -212,4 +219,24 @@ TEST_CASE("varlen: channel-last tiles crossing dozens of sequences, tokens outsi
             INFO(v.name(), " | ", r.name(), " | seed ", seed);
             run_varlen_case(v, r, seed);
         }
+}
+
+TEST_CASE("varlen: no tokens (no sequences, or only empty ones), empty tensors with null data") {
+    // Nothing may read or write x or out; with states, every slot ends as the reference
+    // says (an empty sequence keeps its history, or gets zeros without one).
+    std::uint64_t index = 0;
+    for (int sequences : {0, 3})
+        for (Layout layout : {Layout::channel_first, Layout::channel_last})
+            for (int width : {2, 4})
+                for (bool states : {false, true}) {
+                    const bool cl = layout == Layout::channel_last;
+                    const VarlenVariant v{layout, width, {DType::bf16, DType::bf16}, Activation::silu, true, states};
+                    const int i = static_cast<int>(index);
+                    Run r{67, width - 1, static_cast<SlotMode>(i % 3), view_kind(i, cl), view_kind(i + 1, cl),
+                          view_kind(i + 2, false), -1};
+                    r.empty_sequences = sequences;
+                    const std::uint32_t seed = case_seed(25, index++);
+                    INFO(v.name(), " | ", r.name(), " | ", sequences, " sequences | seed ", seed);
+                    run_varlen_case(v, r, seed, true);
+                }
 }
