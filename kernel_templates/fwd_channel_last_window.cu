@@ -17,9 +17,10 @@
 // A thread whose vector is not vector safe (vector_ok == 0: misaligned or strided
 // rows) or reaches past D loads and stores element by element; the window does not care.
 // seq_idx: a step compares the ids of its window's positions, except where the ids are
-// known to be one sequence: up to width 4 a whole chunk of at most two batches (checked
-// once, before the walk, by the module's second kernel, CC1D_ENTRY_SHORT), at widths 5-8
-// a batch (a warp vote on ids taken by shuffles).
+// known to be one sequence: at widths 5-8 a batch (a warp vote on ids taken by shuffles).
+// Up to width 4, chunks of at most two batches go to the module's second kernel
+// (CC1D_ENTRY_SHORT), which walks them without ids and then recomputes the few steps whose
+// window crosses a sequence boundary; longer chunks compare ids at every step.
 // Grid: row-group tasks (channel groups fastest, then time chunks, then batch rows),
 // CC1D_FWD_CL_WINDOW_THREADS / 32 tasks per block.
 

@@ -24,10 +24,10 @@
 #define CC1D_FWD_CL_WINDOW_THREADS 128      // threads per block: 4 row groups ...
 #define CC1D_FWD_CL_WINDOW_GROUP 32         // ... of 32 threads over consecutive vectors of a row
 #define CC1D_FWD_CL_WINDOW_BATCH_BYTES 64   // bytes of x a thread loads per batch of time rows
-// With seq_idx up to width 4, chunks of at most two batches (checked whole for one
-// sequence) go to a second kernel of the module that asks for this many blocks per SM:
-// the main kernel's walk with ids throughout takes ~126 registers (4 blocks), the
-// short-chunk kernel fits 96 (docs/perf.md, entry 53).
+// With seq_idx up to width 4, chunks of at most two batches (walked without ids, the
+// steps near a sequence boundary recomputed) go to a second kernel of the module that
+// asks for this many blocks per SM: the main kernel's walk with ids at every step takes
+// up to 128 registers (4 blocks), the short-chunk kernel fits 96 (docs/perf.md, entry 53).
 #define CC1D_FWD_CL_SHORT_KERNEL(width, x_bytes, seq_idx) (CC1D_FWD_CL_USES_WINDOW(width, x_bytes) && (seq_idx) && (width) <= 4)
 #define CC1D_FWD_CL_SHORT_BLOCKS 5
 #define CC1D_BWD_CF_THREADS 128   // channel-first backward: most threads along time per block

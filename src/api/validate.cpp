@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
+#include <string>
+#include <utility>
 
 #include "common/fail.hpp"
 
@@ -70,6 +73,47 @@ void require_disjoint(const Tensor& written, const char* written_name, const Ten
     if (a.begin < b.end && b.begin < a.end)
         fail(ErrorCode::invalid_argument, "{}: its memory overlaps {} (in-place operation is not supported)", written_name,
              read_name);
+}
+
+// A written tensor whose elements share memory (a stride of 0, as an expanded view has,
+// or strides that interleave) would be written by several threads in no fixed order.
+// Sufficient test: taking the dims of size > 1 by increasing |stride|, each stride steps
+// past every element the smaller dims reach.
+void require_distinct_elements(const Tensor& t, const char* what) {
+    if (t.data == nullptr || t.numel() == 0) return;
+    std::pair<std::int64_t, std::int64_t> dims[Tensor::max_rank];   // (|stride|, size)
+    int n = 0;
+    for (int i = 0; i < t.rank; ++i)
+        if (t.shape[i] > 1) dims[n++] = {t.strides[i] < 0 ? -t.strides[i] : t.strides[i], t.shape[i]};
+    for (int i = 1; i < n; ++i)   // (at most 3: insertion)
+        for (int j = i; j > 0 && dims[j] < dims[j - 1]; --j) std::swap(dims[j], dims[j - 1]);
+    std::int64_t reach = 0;   // the largest offset the dims so far reach
+    for (int i = 0; i < n; ++i) {
+        if (dims[i].first <= reach) {
+            std::string strides;
+            for (int j = 0; j < t.rank; ++j) strides += (j ? ", " : "") + std::to_string(t.strides[j]);
+            fail(ErrorCode::invalid_argument,
+                 "{}: strides ({}) for shape {} give several elements one address; a written tensor needs distinct "
+                 "elements (make it contiguous)",
+                 what, strides, shape_text(t));
+        }
+        reach += dims[i].first * (dims[i].second - 1);
+    }
+}
+
+struct Named {
+    const Tensor* tensor;
+    const char* name;
+};
+// Every written tensor has distinct elements and shares no memory with another written
+// tensor or with any tensor the call reads (absent and empty tensors take no part).
+void require_separate(std::initializer_list<Named> written, std::initializer_list<Named> read) {
+    for (auto w = written.begin(); w != written.end(); ++w) {
+        require_distinct_elements(*w->tensor, w->name);
+        for (auto other = std::next(w); other != written.end(); ++other)
+            require_disjoint(*other->tensor, other->name, *w->tensor, w->name);
+        for (const Named& r : read) require_disjoint(*w->tensor, w->name, *r.tensor, r.name);
+    }
 }
 
 void require_unit_stride(const Tensor& t, const char* what) {
@@ -161,11 +205,10 @@ Variant forward(const ForwardArgs& args) {
     v.initial_states = args.initial_states.present();
     if (v.initial_states) check_states(args.initial_states, s.batch, s.dim, s.width, v.x_dtype, "initial_states");
     v.final_states = args.final_states.present();
-    if (v.final_states) {
-        check_states(args.final_states, s.batch, s.dim, s.width, v.x_dtype, "final_states");
-        require_disjoint(args.final_states, "final_states", args.x, "x");
-        require_disjoint(args.final_states, "final_states", args.out, "out");
-    }
+    if (v.final_states) check_states(args.final_states, s.batch, s.dim, s.width, v.x_dtype, "final_states");
+    require_separate({{&args.out, "out"}, {&args.final_states, "final_states"}},
+                     {{&args.x, "x"}, {&args.weight, "weight"}, {&args.bias, "bias"}, {&args.seq_idx, "seq_idx"},
+                      {&args.initial_states, "initial_states"}});
     return v.normalized();
 }
 
@@ -200,6 +243,9 @@ Variant backward(const BackwardArgs& args) {
     }
     v.final_states = args.dfinal_states.present();
     if (v.final_states) check_states(args.dfinal_states, s.batch, s.dim, s.width, v.x_dtype, "dfinal_states");
+    require_separate({{&args.dx, "dx"}, {&args.dweight, "dweight"}, {&args.dbias, "dbias"}, {&args.dinitial_states, "dinitial_states"}},
+                     {{&args.x, "x"}, {&args.weight, "weight"}, {&args.bias, "bias"}, {&args.dout, "dout"},
+                      {&args.seq_idx, "seq_idx"}, {&args.initial_states, "initial_states"}, {&args.dfinal_states, "dfinal_states"}});
     if (args.workspace == nullptr && args.workspace_bytes != 0)
         fail(ErrorCode::invalid_argument, "workspace: null, but workspace_bytes is {}", args.workspace_bytes);
     return v.normalized();
@@ -250,6 +296,10 @@ Variant update(UpdateArgs& args) {
         fail(ErrorCode::invalid_argument, "conv_state: expected at least {} rows (the batch of x) without conv_state_indices, got shape {}",
              s.batch, shape_text(args.conv_state));
     }
+    // (conv_state is read and written in place by design)
+    require_separate({{&args.out, "out"}, {&args.conv_state, "conv_state"}},
+                     {{&args.x, "x"}, {&args.weight, "weight"}, {&args.bias, "bias"}, {&args.cache_seqlens, "cache_seqlens"},
+                      {&args.conv_state_indices, "conv_state_indices"}});
     return v.normalized();
 }
 
@@ -307,6 +357,9 @@ Variant varlen_forward(const VarlenForwardArgs& args) {
         require_shape(*t, {num_seqs}, name, "(num sequences)");
         require_dtype(*t, DType::int32, name, "int32 per sequence");
     }
+    require_separate({{&args.out, "out"}, {&args.conv_states, "conv_states"}},
+                     {{&args.x, "x"}, {&args.weight, "weight"}, {&args.bias, "bias"}, {&args.cu_seqlens, "cu_seqlens"},
+                      {&args.cache_indices, "cache_indices"}, {&args.has_initial_state, "has_initial_state"}});
     return v.normalized();
 }
 

@@ -132,6 +132,63 @@ TEST_CASE("varlen_forward: offsets and slots") {
     CHECK(contains(error_of([&] { runtime().varlen_forward(a); }), "conv_states: expected at least 2 slots"));
 }
 
+TEST_CASE("written tensors: distinct elements, and no memory shared with another tensor of the call") {
+    auto fwd = [](ForwardArgs a) { return error_of([&] { runtime().forward(a); }); };
+    {   // out expanded along the batch (stride 0): both rows would be written to one place
+        auto a = good_forward();
+        a.out = Tensor(fake(3), DType::bf16, {2, 8, 33}, {0, 33, 1});
+        CHECK(contains(fwd(a), "out: strides (0, 33, 1) for shape (2, 8, 33) give several elements one address"));
+    }
+    {   // interleaving strides: channel rows overlap the time steps of the one before
+        auto a = good_forward();
+        a.out = Tensor(fake(3), DType::bf16, {2, 8, 33}, {8 * 33, 16, 1});
+        CHECK(contains(fwd(a), "out: strides (264, 16, 1)"));
+    }
+    {   // a size-1 dim's stride does not matter, and padding between rows is fine: out
+        // passes, and the error is the later one, about final_states
+        auto a = good_forward(1);
+        a.out = Tensor(fake(3), DType::bf16, {1, 8, 33}, {0, 40, 1});
+        a.final_states = Tensor(fake(5), DType::fp32, {1, 8, 3});
+        CHECK(contains(fwd(a), "final_states: expected dtype bf16"));
+    }
+    {   // final_states in place of initial_states
+        auto a = good_forward();
+        a.initial_states = Tensor(fake(5), DType::bf16, {2, 8, 3});
+        a.final_states = a.initial_states;
+        CHECK(contains(fwd(a), "final_states: its memory overlaps initial_states"));
+    }
+    {   // out over the weight
+        auto a = good_forward();
+        a.weight = Tensor(fake(3), DType::bf16, {8, 4});
+        CHECK(contains(fwd(a), "out: its memory overlaps weight"));
+    }
+    BackwardArgs b;
+    b.x = Tensor(fake(0), DType::fp16, {2, 8, 40});
+    b.weight = Tensor(fake(1), DType::fp16, {8, 3});
+    b.dout = Tensor(fake(2), DType::fp16, {2, 8, 40});
+    b.dx = Tensor(fake(3), DType::fp16, {2, 8, 40});
+    b.dweight = b.weight;
+    CHECK(contains(error_of([&] { runtime().backward(b); }), "dweight: its memory overlaps weight"));
+    b.dweight = Tensor(fake(4), DType::fp32, {8, 3}, {0, 1});
+    CHECK(contains(error_of([&] { runtime().backward(b); }), "dweight: strides (0, 1)"));
+    b.dweight = Tensor(fake(3), DType::fp32, {8, 3});
+    CHECK(contains(error_of([&] { runtime().backward(b); }), "dweight: its memory overlaps dx"));
+
+    UpdateArgs u;
+    u.x = Tensor(fake(0), DType::bf16, {4, 16});
+    u.weight = Tensor(fake(1), DType::bf16, {16, 4});
+    u.out = Tensor(fake(2), DType::bf16, {4, 16});
+    u.conv_state = Tensor(fake(1), DType::bf16, {4, 16, 3});
+    CHECK(contains(error_of([&] { runtime().update(u); }), "conv_state: its memory overlaps weight"));
+
+    VarlenForwardArgs v;
+    v.x = Tensor(fake(0), DType::bf16, {16, 100});
+    v.weight = Tensor(fake(1), DType::bf16, {16, 4});
+    v.out = Tensor(fake(2), DType::bf16, {16, 100}, {0, 1});
+    v.cu_seqlens = Tensor(fake(3), DType::int32, {3});
+    CHECK(contains(error_of([&] { runtime().varlen_forward(v); }), "out: strides (0, 1)"));
+}
+
 TEST_CASE("valid arguments on a host without a GPU give backend_unavailable, not a crash") {
     try {
         device::open_any();
