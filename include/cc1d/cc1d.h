@@ -68,7 +68,10 @@ typedef enum cc1d_activation {
 #define CC1D_MAX_RANK 3
 
 /* Enum-typed fields are stored as int32_t so the layout never depends on the
- * compiler's choice of enum size. */
+ * compiler's choice of enum size. An empty tensor (a zero in its shape) may have NULL
+ * data. A tensor a call writes must have distinct elements (no zero or interleaving
+ * strides) and share no memory with any other tensor of that call; update's conv_state
+ * and varlen_fwd's conv_states are the ones read and written in place. */
 typedef struct cc1d_tensor {
     const void* data;                 /* device pointer; NULL (with rank 0) = absent */
     int32_t dtype;                    /* cc1d_dtype */

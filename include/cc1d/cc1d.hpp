@@ -26,7 +26,11 @@ const char* to_string(Layout);
 std::size_t dtype_size(DType);
 
 // A view of device memory: up to 3 dimensions, strides in elements (not bytes).
-// A default-constructed Tensor (data == nullptr, rank == 0) means "absent".
+// A default-constructed Tensor (data == nullptr, rank == 0) means "absent"; an empty
+// tensor (a zero in its shape) may have null data. A tensor a call writes must have
+// distinct elements (no zero or interleaving strides) and share no memory with any other
+// tensor of that call; update's conv_state and varlen_fwd's conv_states are the ones
+// read and written in place.
 struct Tensor {
     static constexpr int max_rank = 3;
     const void* data = nullptr;
