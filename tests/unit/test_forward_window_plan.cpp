@@ -3,13 +3,19 @@
 // full as whole chunks allow) while the rows fit in it; one batch per task for calls too
 // small to fill it; enough blocks for every task. Up to width 4, two-batch chunks in place
 // of those longer than four batches (eight with seq_idx), in as many waves as they take.
+// With seq_idx up to width 4, chunks of at most two batches run the module's short-chunk
+// kernel.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
+#include <utility>
+#include <vector>
 
 #include <doctest/doctest.h>
 
 #include "api/launch/forward_window_plan.hpp"
+#include "api/launch/launch.hpp"
 #include "codegen/render.hpp"
 #include "params.h"
 
@@ -115,4 +121,68 @@ TEST_CASE("window kernel: 16-bit x up to width 8, the shared-memory tile elsewhe
         CHECK(family(width, cc1d::DType::fp16) == sixteen_bit);
         CHECK(family(width, cc1d::DType::fp32) == "fwd_channel_last.cu");
     }
+}
+
+namespace {
+
+// Records what a launch would run; nothing reaches a device.
+struct RecordingLauncher final : cc1d::launch::Launcher {
+    int resident = 4;
+    std::vector<cc1d::launch::Kernel> kernels;
+    std::vector<cc1d_fwd_params> params;
+    void launch(cc1d::launch::Kernel kernel, cc1d::device::Dim3, cc1d::device::Dim3, unsigned, const void* p,
+                std::size_t size) override {
+        REQUIRE(size == sizeof(cc1d_fwd_params));
+        kernels.push_back(kernel);
+        params.emplace_back();
+        std::memcpy(&params.back(), p, size);
+    }
+    void launch_overlapped(cc1d::launch::Kernel kernel, cc1d::device::Dim3 grid, cc1d::device::Dim3 block,
+                           unsigned shared, const void* p, std::size_t size) override {
+        launch(kernel, grid, block, shared, p, size);
+    }
+    int multiprocessor_count() override { return kH100; }
+    int main_resident_blocks() override { return resident; }
+    void* workspace(std::size_t) override { return nullptr; }
+};
+
+// The kernel and chunk a channel-last forward call of (B, D, L) runs with (fake, aligned
+// device addresses: only the launch is recorded).
+std::pair<cc1d::launch::Kernel, std::int64_t> launched(std::int64_t B, std::int64_t D, std::int64_t L, int width,
+                                                       cc1d::DType x, bool seq_idx) {
+    auto address = [](int slot) { return reinterpret_cast<const void*>(std::uintptr_t(0x10000000) * (slot + 1)); };
+    cc1d::ForwardArgs args;
+    args.x = cc1d::Tensor(address(0), x, {B, D, L}, {L * D, 1, D});
+    args.out = cc1d::Tensor(address(1), x, {B, D, L}, {L * D, 1, D});
+    args.weight = cc1d::Tensor(address(2), x, {D, width});
+    if (seq_idx) args.seq_idx = cc1d::Tensor(address(3), cc1d::DType::int32, {B, L});
+    cc1d::Variant v;
+    v.op = cc1d::Op::fwd;
+    v.layout = cc1d::Layout::channel_last;
+    v.width = width;
+    v.x_dtype = v.weight_dtype = x;
+    v.seq_idx = seq_idx;
+    RecordingLauncher launcher;
+    cc1d::launch::forward_channel_last(launcher, v, args);
+    REQUIRE(launcher.kernels.size() == 1);
+    return {launcher.kernels[0], launcher.params[0].chunk_len};
+}
+
+}  // namespace
+
+TEST_CASE("window launch: with seq_idx up to width 4, chunks of at most two batches run the short-chunk kernel") {
+    using cc1d::DType;
+    using cc1d::launch::Kernel;
+    // 4x5376x4096: 16-step chunks (two batches).
+    CHECK(launched(4, 5376, 4096, 4, DType::bf16, true) == std::make_pair(Kernel::short_chunks, std::int64_t{16}));
+    CHECK(launched(4, 5376, 4096, 2, DType::fp16, true) == std::make_pair(Kernel::short_chunks, std::int64_t{16}));
+    // Too small to fill a wave: one batch a task, short too.
+    CHECK(launched(2, 64, 128, 4, DType::bf16, true) == std::make_pair(Kernel::short_chunks, std::int64_t{8}));
+    // 8x2048x1024 at 4 resident blocks: the wave-fitting 64-step chunk (eight batches) stays,
+    // and the main kernel compares ids at every step.
+    CHECK(launched(8, 2048, 1024, 4, DType::bf16, true) == std::make_pair(Kernel::main, std::int64_t{64}));
+    // Without seq_idx, at widths 5-8 and for fp32 x there is one kernel.
+    CHECK(launched(4, 5376, 4096, 4, DType::bf16, false).first == Kernel::main);
+    CHECK(launched(4, 5376, 4096, 5, DType::bf16, true).first == Kernel::main);
+    CHECK(launched(4, 5376, 4096, 4, DType::fp32, true).first == Kernel::main);
 }
