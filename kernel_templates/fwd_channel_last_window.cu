@@ -345,7 +345,7 @@ CC1D_DEVICE void win_walk_chunk(const cc1d_fwd_params& p, const WinTask& task, c
 // window crosses a sequence boundary or that are padding: in a packed batch all but a few
 // 16-step chunks lie in one sequence, and a second, unrolled walk with ids would double
 // the variant's compile time and spill at this kernel's register budget.
-constexpr int kWinShortSteps = 2 * kWinBatch;
+constexpr int kWinShortSteps = CC1D_FWD_CL_SHORT_CHUNK_BATCHES * kWinBatch;
 static_assert(kWinShortSteps + CC1D_K <= kWinGroup, "a short chunk's ids and its window's come one a lane");
 
 // A short chunk's ids, one a lane: lane_id is the id of step t_begin - K + lane (-1 from

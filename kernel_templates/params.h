@@ -30,6 +30,7 @@
 // up to 128 registers (4 blocks), the short-chunk kernel fits 96 (docs/perf.md, entry 53).
 #define CC1D_FWD_CL_SHORT_KERNEL(width, x_bytes, seq_idx) (CC1D_FWD_CL_USES_WINDOW(width, x_bytes) && (seq_idx) && (width) <= 4)
 #define CC1D_FWD_CL_SHORT_BLOCKS 5
+#define CC1D_FWD_CL_SHORT_CHUNK_BATCHES 2   // a short chunk: this many batches of rows at most
 #define CC1D_BWD_CF_THREADS 128   // channel-first backward: most threads along time per block
 // ... and at most this many 16-byte vectors per thread per tile: 4 for 16-bit SiLU, whose
 // kernel is issue-bound and (NVIDIA sm_80+) stages tiles with cp.async, no registers per

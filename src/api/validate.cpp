@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <iterator>
 #include <string>
 #include <utility>
 
@@ -67,12 +66,11 @@ Span span_of(const Tensor& t) {
     return {base + static_cast<std::uintptr_t>(low * size), base + static_cast<std::uintptr_t>((high + 1) * size)};
 }
 
-void require_disjoint(const Tensor& written, const char* written_name, const Tensor& read, const char* read_name) {
-    const Span a = span_of(written), b = span_of(read);
+void require_disjoint(const Span& a, const char* written_name, const Span& b, const char* other_name) {
     if (a.begin == a.end || b.begin == b.end) return;
     if (a.begin < b.end && b.begin < a.end)
         fail(ErrorCode::invalid_argument, "{}: its memory overlaps {} (in-place operation is not supported)", written_name,
-             read_name);
+             other_name);
 }
 
 // A written tensor whose elements share memory (a stride of 0, as an expanded view has,
@@ -106,13 +104,22 @@ struct Named {
     const char* name;
 };
 // Every written tensor has distinct elements and shares no memory with another written
-// tensor or with any tensor the call reads (absent and empty tensors take no part).
+// tensor or with any tensor the call reads (absent and empty tensors take no part). Each
+// span is computed once: this runs on every call.
 void require_separate(std::initializer_list<Named> written, std::initializer_list<Named> read) {
-    for (auto w = written.begin(); w != written.end(); ++w) {
-        require_distinct_elements(*w->tensor, w->name);
-        for (auto other = std::next(w); other != written.end(); ++other)
-            require_disjoint(*other->tensor, other->name, *w->tensor, w->name);
-        for (const Named& r : read) require_disjoint(*w->tensor, w->name, *r.tensor, r.name);
+    constexpr std::size_t kMost = 8;   // the ops name at most 4 written and 7 read tensors
+    const Named* w = written.begin();
+    const Named* r = read.begin();
+    Span written_spans[kMost], read_spans[kMost];
+    for (std::size_t i = 0; i < written.size(); ++i) {
+        require_distinct_elements(*w[i].tensor, w[i].name);
+        written_spans[i] = span_of(*w[i].tensor);
+    }
+    for (std::size_t j = 0; j < read.size(); ++j) read_spans[j] = span_of(*r[j].tensor);
+    for (std::size_t i = 0; i < written.size(); ++i) {
+        for (std::size_t j = i + 1; j < written.size(); ++j)
+            require_disjoint(written_spans[j], w[j].name, written_spans[i], w[i].name);
+        for (std::size_t j = 0; j < read.size(); ++j) require_disjoint(written_spans[i], w[i].name, read_spans[j], r[j].name);
     }
 }
 
@@ -199,7 +206,6 @@ Variant forward(const ForwardArgs& args) {
     v.activation = args.activation;
     const ConvShape s = check_conv_inputs(args.x, args.weight, args.bias, v);
     check_like_x(args.out, args.x, v.layout, "out");
-    require_disjoint(args.out, "out", args.x, "x");
     v.seq_idx = args.seq_idx.present();
     if (v.seq_idx) check_seq_idx(args.seq_idx, s.batch, s.seqlen);
     v.initial_states = args.initial_states.present();
@@ -220,8 +226,6 @@ Variant backward(const BackwardArgs& args) {
     const ConvShape s = check_conv_inputs(args.x, args.weight, args.bias, v);
     check_like_x(args.dout, args.x, v.layout, "dout");
     check_like_x(args.dx, args.x, v.layout, "dx");
-    require_disjoint(args.dx, "dx", args.x, "x");
-    require_disjoint(args.dx, "dx", args.dout, "dout");
     require_present(args.dweight, "dweight");
     require_shape(args.dweight, {s.dim, s.width}, "dweight", "(dim, width)");
     if (args.dweight.dtype != DType::fp32 && args.dweight.dtype != args.weight.dtype)
@@ -270,7 +274,6 @@ Variant update(UpdateArgs& args) {
     require_shape(args.out, {s.batch, s.dim, s.seqlen}, "out", "(the shape of x)");
     require_dtype(args.out, args.x.dtype, "out", "the dtype of x");
     require_unit_stride(args.out, "out");
-    require_disjoint(args.out, "out", args.x, "x");
     require_present(args.conv_state, "conv_state");
     require_rank(args.conv_state, 3, "conv_state", "(cache batch, dim, state_len)");
     require_dtype(args.conv_state, args.x.dtype, "conv_state", "the dtype of x");
@@ -280,7 +283,6 @@ Variant update(UpdateArgs& args) {
     if (args.conv_state.shape[2] < std::max(1, s.width - 1))
         fail(ErrorCode::invalid_argument, "conv_state: expected state_len >= max(1, width - 1) = {}, got shape {}",
              std::max(1, s.width - 1), shape_text(args.conv_state));
-    require_disjoint(args.out, "out", args.conv_state, "conv_state");
     v.cache_seqlens = args.cache_seqlens.present();
     if (v.cache_seqlens) {
         require_present(args.cache_seqlens, "cache_seqlens");
@@ -297,7 +299,7 @@ Variant update(UpdateArgs& args) {
              s.batch, shape_text(args.conv_state));
     }
     // (conv_state is read and written in place by design)
-    require_separate({{&args.out, "out"}, {&args.conv_state, "conv_state"}},
+    require_separate({{&args.conv_state, "conv_state"}, {&args.out, "out"}},
                      {{&args.x, "x"}, {&args.weight, "weight"}, {&args.bias, "bias"}, {&args.cache_seqlens, "cache_seqlens"},
                       {&args.conv_state_indices, "conv_state_indices"}});
     return v.normalized();
@@ -329,7 +331,6 @@ Variant varlen_forward(const VarlenForwardArgs& args) {
     require_present(args.out, "out");
     require_rank(args.out, 2, "out", "(dim, total tokens)");
     check_like_x(as_batched(args.out), x, v.layout, "out");
-    require_disjoint(args.out, "out", args.x, "x");
     require_present(args.cu_seqlens, "cu_seqlens");
     require_rank(args.cu_seqlens, 1, "cu_seqlens", "(num sequences + 1)");
     require_dtype(args.cu_seqlens, DType::int32, "cu_seqlens", "offsets");
@@ -345,7 +346,6 @@ Variant varlen_forward(const VarlenForwardArgs& args) {
             fail(ErrorCode::invalid_argument, "conv_states: expected (slots, {}, >= {}), got {}", s.dim, s.width - 1,
                  shape_text(args.conv_states));
         if (s.width == 1) fail(ErrorCode::invalid_argument, "conv_states: width 1 has no states (expected none)");
-        require_disjoint(args.out, "out", args.conv_states, "conv_states");
         if (!args.cache_indices.present() && args.conv_states.shape[0] < num_seqs)
             fail(ErrorCode::invalid_argument, "conv_states: expected at least {} slots (one per sequence) without cache_indices, got {}",
                  num_seqs, shape_text(args.conv_states));
@@ -357,7 +357,7 @@ Variant varlen_forward(const VarlenForwardArgs& args) {
         require_shape(*t, {num_seqs}, name, "(num sequences)");
         require_dtype(*t, DType::int32, name, "int32 per sequence");
     }
-    require_separate({{&args.out, "out"}, {&args.conv_states, "conv_states"}},
+    require_separate({{&args.conv_states, "conv_states"}, {&args.out, "out"}},
                      {{&args.x, "x"}, {&args.weight, "weight"}, {&args.bias, "bias"}, {&args.cu_seqlens, "cu_seqlens"},
                       {&args.cache_indices, "cache_indices"}, {&args.has_initial_state, "has_initial_state"}});
     return v.normalized();

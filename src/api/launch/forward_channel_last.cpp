@@ -19,10 +19,12 @@ constexpr int kFallbackResidentBlocks = 4;
 // chunks longer than four batches, up to width 4 (a halo of at most 3 rows on 16).
 // Measured on an H100 (docs/perf.md, entries 46 and 50): widths 6 and 8 (5-7 halo rows on
 // 16 or 32 steps) ran 5-26% slower, and 4x4096x512, whose wave-fitting chunk is 4
-// batches, up to 10% slower. With seq_idx, where the kernel checks a short chunk for one
-// sequence before walking it, only chunks longer than eight batches: 4x5376x4096 (43
-// batches) 3-5% faster, 8x2048x1024 (8 batches) 2-8% slower.
-constexpr std::int64_t kShortChunkBatches = 2;
+// batches, up to 10% slower. With seq_idx (short chunks run the short-chunk kernel, which
+// walks them without ids and recomputes the steps near a sequence boundary), only chunks
+// longer than eight batches: 4x5376x4096 (43 batches) 3-5% faster, 8x2048x1024 (8
+// batches) 2-8% slower when measured (entry 50); four batches was mixed again after entry
+// 53 (entry 55).
+constexpr std::int64_t kShortChunkBatches = CC1D_FWD_CL_SHORT_CHUNK_BATCHES;
 constexpr std::int64_t kLongChunkBatches = 4;
 constexpr std::int64_t kLongSeqChunkBatches = 8;
 constexpr int kShortChunkMaxWidth = 4;
