@@ -90,7 +90,7 @@ std::vector<Variant> combination_paths() {
     std::vector<Variant> out;
     for (DType x : {DType::fp16, DType::bf16}) {
         // Channel-last forward with seq_idx: at widths 5-8 a batch's ids by lane shuffles,
-        // at widths 2-4 short chunks checked for one sequence by a vote.
+        // at widths 1-4 the short-chunk kernel (ballots of the steps to recompute).
         for (int width : {3, 6}) {
             Variant forward = family_variant(Op::fwd, Layout::channel_last, width, x, x, 1);
             forward.seq_idx = true;
