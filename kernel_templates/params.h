@@ -49,6 +49,10 @@
 // bounds; the host plan fills waves of this many): 3 for 16-bit seq_idx at widths 3-4,
 // whose 4-channel windows plus the ids need up to 168 registers, else 4 (<= 128).
 #define CC1D_BWD_CL_BLOCKS_PER_SM(elem_bytes, seq_idx, width) ((elem_bytes) == 2 && (seq_idx) && (width) > 2 ? 3 : 4)
+// Backward calls small enough for one block to hold every position of its channels run
+// bwd_small.cu, one launch: blocks of this many threads, each at most this many positions.
+#define CC1D_BWD_SMALL_THREADS 256
+#define CC1D_BWD_SMALL_POSITIONS 4
 #define CC1D_REDUCE_THREADS 256
 #define CC1D_REDUCE_BATCH 8       // backward reduce: rows a thread has in flight at once
 #define CC1D_REDUCE_MAX_SLICES 16 // ... and the most runs a block splits the rows into
@@ -132,6 +136,7 @@ struct cc1d_bwd_params {
     int reduce_mode;             // CC1D_REDUCE_*
     int reduce_slices;           // reduce kernel: runs the rows split into (1, 2, 4, 8 or 16; 1 to zero)
     int reduce_column_shift;     // reduce kernel: log2 of its columns, CC1D_REDUCE_THREADS / reduce_slices
+    int small_channel_shift;     // small-call kernel: log2 of the channels a block owns
 };
 
 struct cc1d_update_params {

@@ -15,6 +15,7 @@ struct RenderedSource {
     std::string name;          // "<entry>.cu", for logs and compile errors
     std::string entry;         // main kernel
     std::string second_entry;  // the module's second kernel (second_kernel); empty if none
+    std::string third_entry;   // and its third (third_kernel); empty if none
 };
 
 // The second kernel of a variant's module, as a suffix of the main entry's name, and the
@@ -27,6 +28,10 @@ struct SecondKernel {
     const char* macro;
 };
 SecondKernel second_kernel(const Variant& variant);
+
+// The third kernel of a variant's module: backward's whole-call kernel for small calls
+// ("_small", CC1D_ENTRY_SMALL, bwd_small.cu); empty for the other families.
+SecondKernel third_kernel(const Variant& variant);
 
 // backend: "cuda" or "hip".
 RenderedSource render_source(const Variant& variant, const std::string& backend);

@@ -11,8 +11,10 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 
 #include "reference/reference.hpp"
+#include "support/backward_paths.hpp"
 #include "support/case_inputs.hpp"
 #include "support/covering.hpp"
 #include "support/gpu_checks.hpp"
@@ -114,6 +116,20 @@ struct BackwardTensors {
         if (v.dfinal_states) a.dfinal_states = view(dfinal_states);
         return a;
     }
+
+    // The outputs as before the first call: poisoned, or dweight/dbias holding the
+    // contents an accumulating call adds to.
+    void reset_outputs() {
+        dx.poison();
+        dinitial_states.poison();
+        if (prior_dweight.empty()) {
+            dweight.poison();
+            dbias.poison();
+        } else {
+            dweight.fill_values(prior_dweight);
+            dbias.fill_values(prior_dbias);
+        }
+    }
 };
 
 std::vector<double> plus(const std::vector<double>& prior, const std::vector<double>& gradient) {
@@ -126,8 +142,8 @@ std::vector<double> plus(const std::vector<double>& prior, const std::vector<dou
 // caller_workspace: the call brings its own workspace, workspace_bytes exactly what
 // backward_workspace_size asks for, random contents (the zeroing and reduce launches must
 // not rely on them). null_empty: every empty tensor comes with null data, as frameworks
-// may pass them.
-void run_backward_case(const BackwardVariant& v, const Run& r, std::uint32_t seed, bool caller_workspace = false,
+// may pass them. Returns whether the call took the small-call kernel (and so ran twice).
+bool run_backward_case(const BackwardVariant& v, const Run& r, std::uint32_t seed, bool caller_workspace = false,
                        bool null_empty = false) {
     std::mt19937 rng(seed);
     BackwardTensors t(v, r, rng);
@@ -144,14 +160,26 @@ void run_backward_case(const BackwardVariant& v, const Run& r, std::uint32_t see
         args.workspace = workspace->device_view().mutable_data();
         args.workspace_bytes = bytes;
     }
-    if (!call_ok([&] { runtime().backward(args); })) return;
     const auto want = reference::backward(t.args(v, r, false));
     const auto tol = reference::tolerance_for(v.dtypes.x);
     const auto reduction = reduction_tolerance_in(t.dweight.dtype(), r.B * r.L);
-    check_tensor("dx", t.dx, want.dx, tol);
-    check_tensor("dweight", t.dweight, plus(t.prior_dweight, want.dweight), reduction);
-    if (v.bias) check_tensor("dbias", t.dbias, plus(t.prior_dbias, want.dbias), reduction);
-    if (r.want_dinit) check_tensor("dinitial_states", t.dinitial_states, want.dinitial_states, tol);
+    // A call the small-call kernel takes runs a second time through the main kernels.
+    const int passes = takes_small_backward_kernel(args) ? 2 : 1;
+    for (int pass = 0; pass < passes; ++pass) {
+        std::optional<MainBackwardKernelsOnly> main_only;
+        if (pass == 1) {
+            main_only.emplace();
+            t.reset_outputs();
+        }
+        const char* path = passes == 1 ? "main kernels" : (pass == 0 ? "small-call kernel" : "main kernels (small-call kernel off)");
+        INFO(path);
+        if (!call_ok([&] { runtime().backward(args); })) break;
+        check_tensor("dx", t.dx, want.dx, tol);
+        check_tensor("dweight", t.dweight, plus(t.prior_dweight, want.dweight), reduction);
+        if (v.bias) check_tensor("dbias", t.dbias, plus(t.prior_dbias, want.dbias), reduction);
+        if (r.want_dinit) check_tensor("dinitial_states", t.dinitial_states, want.dinitial_states, tol);
+    }
+    return passes == 2;
 }
 
 }  // namespace
@@ -248,6 +276,31 @@ TEST_CASE("backward: channel-last 16-bit seq_idx with long sequences, batches in
             INFO(v.name(), " | ", r.name(), " | seed ", seed);
             run_backward_case(v, r, seed);
         }
+}
+
+TEST_CASE("backward: small calls in one launch, 1 to 4 positions a thread, blocks of 1 to 256 channels") {
+    // B·L from 1 (a block of 256 channels, one position each) to 1024 (one channel a
+    // block, 4 positions a thread); D cuts the last block short; every feature at widths
+    // 1, 4 and 16 (16: the window reaches past the row start on short rows). Each call
+    // runs through the small-call kernel and again through the main kernels.
+    const std::array<std::array<std::int64_t, 3>, 6> shapes = {
+        {{1, 300, 1}, {3, 37, 5}, {2, 67, 33}, {5, 19, 100}, {4, 3, 256}, {3, 67, 341}}};
+    std::uint64_t index = 0;
+    for (const auto& [B, D, L] : shapes)
+        for (Layout layout : {Layout::channel_first, Layout::channel_last})
+            for (int width : {1, 4, 16}) {
+                const bool cl = layout == Layout::channel_last;
+                const int turn = static_cast<int>(index);
+                const DTypePair dtypes = dtype_pairs()[static_cast<std::size_t>(turn) % dtype_pairs().size()];
+                const bool states = width > 1 && turn % 3 != 2;
+                BackwardVariant v{layout, dtypes, width, turn % 2 ? Activation::silu : Activation::none, turn % 4 != 3,
+                                  turn % 3 != 1, states, states && turn % 2 == 0, turn % 5 != 4};
+                const Run r{B, D, L, view_kind(turn, cl), view_kind(turn + 1, cl), view_kind(turn + 2, cl),
+                            view_kind(turn + 3, false), turn % 2 == 1, turn % 3 == 0, states};
+                const std::uint32_t seed = case_seed(18, index++);
+                INFO(v.name(), " | ", r.name(), " | seed ", seed);
+                CHECK_MESSAGE(run_backward_case(v, r, seed), "the call did not take the small-call kernel");
+            }
 }
 
 TEST_CASE("backward: empty calls (B, D or L = 0) with seq_idx and states, empty tensors with null data") {

@@ -1,5 +1,7 @@
-// Races in backward: 1000 repeated runs on one medium shape (2 × 64 × 1134) must give
-// bit-identical dx in every mode, and bit-identical dweight/dbias in deterministic mode.
+// Races in backward: 1000 repeated runs on one medium shape (2 × 64 × 1134, the main
+// kernels) and one small one (2 × 64 × 300, the small-call kernel, whose sums go through
+// shuffles and shared memory) must give bit-identical dx in every mode, and bit-identical
+// dweight/dbias in deterministic mode (the small-call kernel: in every mode).
 // The first run is also checked against the reference. Non-deterministic mode may
 // reorder the dweight/dbias sums; how many distinct results it gave is reported.
 #include <doctest/doctest.h>
@@ -9,6 +11,7 @@
 
 #include "reference/reference.hpp"
 #include "support/case_inputs.hpp"
+#include "support/backward_paths.hpp"
 #include "support/gpu_checks.hpp"
 
 using namespace cc1d;
@@ -17,17 +20,19 @@ using namespace cc1d::test;
 namespace {
 
 constexpr int repeats = 1000;
-constexpr std::int64_t B = 2, D = 64, L = 1134, W = 4;
+constexpr std::int64_t B = 2, D = 64, W = 4;
 
 struct RaceCase {
     Layout layout;
     bool deterministic, all_features;   // all_features: seq_idx, initial states, dinit, dfinal
+    std::int64_t L;
 };
 
 void run_race(const RaceCase& c, std::uint32_t seed) {
     std::mt19937 rng(seed);
     const bool cl = c.layout == Layout::channel_last;
     const DType f = DType::fp32;
+    const std::int64_t L = c.L;
     TestTensor x(f, {B, D, L}, view_kind(0, cl)), weight(f, {D, W}), bias(f, {D}), dout(f, {B, D, L}, view_kind(0, cl));
     TestTensor seq(DType::int32, {B, L}), init(f, {B, D, W - 1}), dfinal(f, {B, D, W - 1});
     TestTensor dx(f, {B, D, L}, view_kind(0, cl)), dweight(f, {D, W}), dbias(f, {D}), dinit(f, {B, D, W - 1});
@@ -47,6 +52,8 @@ void run_race(const RaceCase& c, std::uint32_t seed) {
         return a;
     };
     const BackwardArgs device_args = args(true);
+    const bool small = takes_small_backward_kernel(device_args);
+    CHECK_MESSAGE(small == (L == 300), "the small-call kernel should take L = 300 and only that shape");
     if (!call_ok([&] { runtime().backward(device_args); })) return;
     const auto want = reference::backward(args(false));
     check_tensor("dx", dx, want.dx, reference::tolerance_for(f));
@@ -68,7 +75,7 @@ void run_race(const RaceCase& c, std::uint32_t seed) {
         if (!dw_same && distinct_dw.size() < 64) distinct_dw.insert(dweight.host_bytes());
     }
     CHECK_MESSAGE(dx_differs == 0, dx_differs << " of " << repeats - 1 << " repeats gave a different dx/dinitial_states");
-    if (c.deterministic)
+    if (c.deterministic || small)
         CHECK_MESSAGE(dw_differs == 0, dw_differs << " of " << repeats - 1 << " deterministic repeats gave a different dweight/dbias");
     else
         MESSAGE("non-deterministic mode: ", dw_differs, " of ", repeats - 1, " repeats differed in dweight/dbias (",
@@ -81,10 +88,11 @@ TEST_CASE("backward: repeated runs are bit-identical") {
     std::uint64_t index = 0;
     for (Layout layout : {Layout::channel_first, Layout::channel_last})
         for (bool deterministic : {true, false})
-            for (bool all_features : {false, true}) {
-                const std::uint32_t seed = case_seed(21, index++);
-                INFO(std::string(to_string(layout)), " deterministic=", deterministic, " seq_idx/states=", all_features, " B=", B,
-                     " D=", D, " L=", L, " W=", W, " fp32 silu bias | seed ", seed);
-                run_race({layout, deterministic, all_features}, seed);
-            }
+            for (bool all_features : {false, true})
+                for (std::int64_t L : {1134, 300}) {
+                    const std::uint32_t seed = case_seed(21, index++);
+                    INFO(std::string(to_string(layout)), " deterministic=", deterministic, " seq_idx/states=", all_features,
+                         " B=", B, " D=", D, " L=", L, " W=", W, " fp32 silu bias | seed ", seed);
+                    run_race({layout, deterministic, all_features, L}, seed);
+                }
 }

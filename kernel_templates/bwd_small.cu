@@ -1,0 +1,203 @@
+// Causal conv1d backward of a small call, either layout, in one launch (the module's
+// third kernel, CC1D_ENTRY_SMALL; the host takes it for calls of at most
+// CC1D_BWD_SMALL_POSITIONS positions a thread, see backward_small.cpp).
+//
+// The walks of the main kernels are a chain of dependent steps per thread plus a reduce
+// launch: on a call of a few thousand elements that chain, not memory, is the time
+// (docs/perf.md entries 32-40). Here a block owns C = 2^small_channel_shift channels and
+// every one of their N = B * L positions, each thread a few positions of one channel, so
+// a call is three short phases with all loads of a phase in flight at once:
+//   1. g[s] = dout[s] * act'(z[s]) (z from the window x̃[s-K .. s]) into shared memory,
+//      and the thread's share of dw[k] += g[s] * x̃[s-K+k] and db += g[s];
+//   2. dx[s] = sum_k w[k] g[s+K-k] (+ dfinal near the row end) from shared memory, for
+//      s in [0, L), and in [-K, 0) into dinitial_states when it is asked for;
+//   3. the shares of each channel summed in a fixed order (a butterfly within 32 lanes,
+//      then the groups of lanes in index order) and written to dweight/dbias: no reduce
+//      kernel, and the same bits from run to run.
+// Terms across a sequence boundary are dropped by comparing ids, padding (id < 0) has
+// g = 0, exactly as in the main kernels. Threads map to (channel, position slot) so
+// that consecutive lanes touch consecutive addresses: channels in channel-last, time in
+// channel-first.
+constexpr int kBsThreadsLog2 = 8;
+static_assert((1 << kBsThreadsLog2) == CC1D_BWD_SMALL_THREADS, "the small kernel's block is 2^kBsThreadsLog2 threads");
+
+// x̃ at position q (>= -K) of row b and channel c: x for q >= 0, initial_states or 0 before.
+CC1D_DEVICE float bs_x(const cc1d_bwd_params& p, cc1d_i64 b, cc1d_i64 c, int q) {
+    if (q >= 0) return cc1d_load_float<x_t>(p.x, b * p.x_stride_b + c * p.x_stride_d + q * p.x_stride_l);
+#if CC1D_HAS_INITIAL_STATES
+    return cc1d_load_float<x_t>(p.initial_states, b * p.init_stride_b + c * p.init_stride_d + (q + CC1D_K) * p.init_stride_k);
+#else
+    return 0.0f;
+#endif
+}
+
+// Seq id of position q (>= -K) of row b (as bl_id_at in bwd_channel_last.cu): before the
+// row start seq_idx[b, 0] when initial_states feed the first sequence, else -1.
+CC1D_DEVICE int bs_id(const cc1d_bwd_params& p, cc1d_i64 b, int q) {
+    if (q >= 0) return p.seq_idx[b * p.seq_stride_b + q * p.seq_stride_l];
+    return CC1D_HAS_INITIAL_STATES ? p.seq_idx[b * p.seq_stride_b] : -1;
+}
+
+extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_SMALL(cc1d_bwd_params p) {
+    // Rows are staged with the K positions before their start: row b of a channel at
+    // [b * span, (b + 1) * span), position s at b * span + K + s. Shared memory holds
+    // x̃ [C][B * span] (later the lane groups' sums [C][W + 1][groups], whichever is
+    // larger: backward_small.cpp sizes it the same way), g [C][B * L], ids [B * span].
+    extern __shared__ float bs_shared[];
+    const int shift = p.small_channel_shift;
+    const int channels = 1 << shift, slots = CC1D_BWD_SMALL_THREADS >> shift;   // position slots per channel
+    const int t = (int)threadIdx.x;
+#if CC1D_CHANNEL_LAST
+    const int lc = t & (channels - 1), slot = t >> shift;
+    const int lane_slots = shift >= 5 ? 1 : 32 >> shift;   // lanes of one channel within 32
+#else
+    const int slot = t & (slots - 1), lc = t >> (kBsThreadsLog2 - shift);
+    const int lane_slots = slots < 32 ? slots : 32;
+#endif
+    const cc1d_i64 c = ((cc1d_i64)cc1d_flat_block() << shift) + lc;
+    const bool has = c < p.dim;
+    const int L = (int)p.seqlen, n = (int)(p.batch * p.seqlen);   // n <= CC1D_BWD_SMALL_POSITIONS * slots
+    const int span = L + CC1D_K, staged = (int)p.batch * span;
+    const int groups = slots / lane_slots;
+    const int x_area = channels * (staged > CC1D_BWD_SUMS * groups ? staged : CC1D_BWD_SUMS * groups);
+    float* x_row = bs_shared + lc * staged;
+    float* g_row = bs_shared + x_area + lc * n;
+    [[maybe_unused]] int* ids = reinterpret_cast<int*>(bs_shared + x_area + channels * n);
+
+    float w[CC1D_WIDTH], dw[CC1D_WIDTH];
+    float bias = 0.0f, db = 0.0f;
+#pragma unroll
+    for (int k = 0; k < CC1D_WIDTH; ++k) w[k] = dw[k] = 0.0f;
+    if (has) bias = cc1d_load_channel_taps(p, c, w);
+    (void)bias;
+
+    // Phase 0: the thread's dout values into registers, the rows into shared memory; every
+    // load issued before any is used.
+    float ds[CC1D_BWD_SMALL_POSITIONS];
+#pragma unroll
+    for (int j = 0; j < CC1D_BWD_SMALL_POSITIONS; ++j) {
+        const int q = slot + j * slots;
+        const bool on = has && q < n;
+        const int b = on ? q / L : 0;
+        ds[j] = on ? cc1d_load_float<x_t>(p.dout, b * p.dout_stride_b + c * p.dout_stride_d + (q - b * L) * p.dout_stride_l)
+                   : 0.0f;
+    }
+    if (has) {
+#pragma unroll 4
+        for (int r = slot; r < staged; r += slots) {
+            const int b = r / span;
+            x_row[r] = bs_x(p, b, c, r - b * span - CC1D_K);
+        }
+    }
+#if CC1D_HAS_SEQ_IDX
+#pragma unroll 4
+    for (int r = t; r < staged; r += CC1D_BWD_SMALL_THREADS) {
+        const int b = r / span;
+        ids[r] = bs_id(p, b, r - b * span - CC1D_K);
+    }
+#endif
+    __syncthreads();
+
+    // Phase 1: g and the thread's shares of dw and db.
+#pragma unroll
+    for (int j = 0; j < CC1D_BWD_SMALL_POSITIONS; ++j) {
+        const int q = slot + j * slots;
+        if (!has || q >= n) continue;
+        const int b = q / L;
+        const int at = q + b * CC1D_K;   // staged index of x̃[s - K], s = q - b * L
+        float g = ds[j];
+#if CC1D_SILU
+        float z = bias;
+#pragma unroll
+        for (int k = 0; k < CC1D_WIDTH; ++k) {
+#if CC1D_HAS_SEQ_IDX
+            z = fmaf(ids[at + k] == ids[at + CC1D_K] ? w[k] : 0.0f, x_row[at + k], z);
+#else
+            z = fmaf(w[k], x_row[at + k], z);
+#endif
+        }
+        g *= cc1d_bwd_act_grad(z);
+#endif
+#if CC1D_HAS_SEQ_IDX
+        if (ids[at + CC1D_K] < 0) g = 0.0f;   // padding: the output was forced to 0
+#endif
+        g_row[q] = g;
+        db += g;
+#pragma unroll
+        for (int k = 0; k < CC1D_WIDTH; ++k) {
+#if CC1D_HAS_SEQ_IDX
+            if (ids[at + k] != ids[at + CC1D_K]) continue;
+#endif
+            dw[k] = fmaf(g, x_row[at + k], dw[k]);   // x̃[s-K+k] * g[s]
+        }
+    }
+    __syncthreads();
+
+    // Phase 2: dx[s], and dinitial_states for s < 0 when asked for.
+    const int before = CC1D_HAS_INITIAL_STATES && p.dinitial_states != 0 ? CC1D_K : 0;
+    const int walked = L + before;
+    if (has) {
+        for (int r = slot; r < (int)p.batch * walked; r += slots) {
+            const int b = r / walked, s = r - b * walked - before;
+            const float* g_b = g_row + b * L;
+            [[maybe_unused]] const int* ids_b = ids + b * span + CC1D_K;   // ids_b[s], s >= -K
+            float acc = 0.0f;
+#pragma unroll
+            for (int k = 0; k < CC1D_WIDTH; ++k) {
+                const int q = s + CC1D_K - k;   // g[q] reaches x̃[s] through w[k]
+                if (q < 0 || q >= L) continue;
+#if CC1D_HAS_SEQ_IDX
+                if (ids_b[q] != ids_b[s]) continue;
+#endif
+                acc = fmaf(w[k], g_b[q], acc);
+            }
+#if CC1D_HAS_FINAL_STATES
+            // final_states[j] = x̃[L-K+j]: its gradient adds straight in.
+            if (s >= L - CC1D_K)
+                acc += cc1d_load_float<x_t>(p.dfinal_states,
+                                            b * p.dfinal_stride_b + c * p.dfinal_stride_d + (s - (L - CC1D_K)) * p.dfinal_stride_k);
+#endif
+            if (s >= 0) {
+                reinterpret_cast<x_t*>(p.dx)[b * p.dx_stride_b + c * p.dx_stride_d + s * p.dx_stride_l] = cc1d_to_x(acc);
+            } else {
+#if CC1D_HAS_INITIAL_STATES
+                reinterpret_cast<x_t*>(p.dinitial_states)[b * p.dinit_stride_b + c * p.dinit_stride_d +
+                                                          (s + CC1D_K) * p.dinit_stride_k] = cc1d_to_x(acc);
+#endif
+            }
+        }
+    }
+
+    // Phase 3: each sum over the channel's slots. Within 32 lanes a butterfly over the
+    // lane bits that number slots; then lane group i (slot / lane_slots) leaves its sum
+    // in shared memory (over the staged x̃, no longer read) and one thread per (channel,
+    // sum) adds the groups in order.
+    float v[CC1D_BWD_SUMS];
+#pragma unroll
+    for (int k = 0; k < CC1D_WIDTH; ++k) v[k] = dw[k];
+    v[CC1D_WIDTH] = db;
+#pragma unroll
+    for (int bit = 1; bit < 32; bit <<= 1) {
+#if CC1D_CHANNEL_LAST
+        const bool slot_bit = shift < 5 && bit >= channels;
+#else
+        const bool slot_bit = bit < lane_slots;
+#endif
+        if (!slot_bit) continue;   // (the same in every lane)
+#pragma unroll
+        for (int k = 0; k < CC1D_BWD_SUMS; ++k) v[k] += cc1d_shfl_xor(v[k], bit);
+    }
+    if (slot % lane_slots == 0) {
+#pragma unroll
+        for (int k = 0; k < CC1D_BWD_SUMS; ++k) bs_shared[(lc * CC1D_BWD_SUMS + k) * groups + slot / lane_slots] = v[k];
+    }
+    __syncthreads();
+    for (int j = t; j < channels * CC1D_BWD_SUMS; j += CC1D_BWD_SMALL_THREADS) {
+        const int jc = j / CC1D_BWD_SUMS, k = j - jc * CC1D_BWD_SUMS;
+        const cc1d_i64 d = ((cc1d_i64)cc1d_flat_block() << shift) + jc;
+        if (d >= p.dim) continue;
+        float sum = 0.0f;
+        for (int i = 0; i < groups; ++i) sum += bs_shared[j * groups + i];
+        cc1d_bwd_emit(p, 0, d, k, sum);
+    }
+}

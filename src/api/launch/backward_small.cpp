@@ -1,0 +1,70 @@
+#include "api/launch/backward_small.hpp"
+
+#include <algorithm>
+
+#include "api/launch/backward_plan.hpp"
+#include "api/launch/launch_util.hpp"
+#include "common/env.hpp"
+
+namespace cc1d::launch::backward {
+namespace {
+
+// Calls of up to this many elements (B * D * L). The small kernel loads element by
+// element, one channel per thread; past a few hundred thousand elements the main kernels'
+// vector loads move the bytes faster than this kernel saves latency.
+constexpr std::int64_t kSmallMaxElements = std::int64_t(1) << 17;
+// Dynamic shared memory any block may have without opting in to more.
+constexpr std::int64_t kSmallSharedBytes = 48 * 1024;
+
+int log2_exact(std::int64_t v) {
+    int s = 0;
+    while ((std::int64_t(1) << s) < v) ++s;
+    return s;
+}
+
+}  // namespace
+
+std::optional<SmallPlan> plan_small(const Variant& variant, const BackwardArgs& args) {
+    const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
+    const std::int64_t positions = batch * seqlen;
+    if (positions < 1 || dim < 1) return std::nullopt;
+    if (positions > std::int64_t(CC1D_BWD_SMALL_POSITIONS) * CC1D_BWD_SMALL_THREADS) return std::nullopt;
+    if (positions * dim > kSmallMaxElements) return std::nullopt;
+    if (env::flag("CC1D_DISABLE_SMALL_BACKWARD")) return std::nullopt;
+
+    // As many slots per channel as positions (a power of two, at most the block), so a
+    // thread takes as few positions as the block allows; the rest of the block takes
+    // more channels.
+    SmallPlan plan;
+    const int threads_log2 = log2_exact(CC1D_BWD_SMALL_THREADS);
+    const int slots_log2 = std::min(log2_exact(positions), threads_log2);
+    plan.channel_shift = threads_log2 - slots_log2;
+    plan.slots = 1 << slots_log2;
+    const std::int64_t channels = std::int64_t(1) << plan.channel_shift;
+    plan.blocks = util::ceil_div(dim, channels);
+    // Shared memory as bwd_small.cu lays it out: the rows of x̃ with the K positions
+    // before each start (or the lane groups' sums, whichever is larger; lanes of one
+    // channel within 32 form a group), g of every position, and with seq_idx the ids.
+    const int lane_slots = variant.layout == Layout::channel_last ? std::max(1, 32 >> std::min(plan.channel_shift, 5))
+                                                                  : std::min(plan.slots, 32);
+    const std::int64_t staged = batch * (seqlen + variant.width - 1);
+    const std::int64_t sums = std::int64_t(variant.width + 1) * (plan.slots / lane_slots);
+    const std::int64_t floats =
+        channels * (std::max(staged, sums) + positions) + (variant.seq_idx ? staged : 0);
+    if (floats * std::int64_t(sizeof(float)) > kSmallSharedBytes) return std::nullopt;
+    plan.shared_bytes = static_cast<unsigned>(floats * std::int64_t(sizeof(float)));
+    return plan;
+}
+
+void run_small(Launcher& launcher, const Variant& variant, const BackwardArgs& args, const SmallPlan& plan) {
+    cc1d_bwd_params p = make_params(variant, args);
+    p.dw_mode = CC1D_DW_DIRECT;
+    p.groups = 1;
+    p.parts = 1;
+    p.small_channel_shift = plan.channel_shift;
+    device::Dim3 block;
+    block.x = CC1D_BWD_SMALL_THREADS;
+    launcher.launch(Kernel::small, util::flat_grid(plan.blocks), block, plan.shared_bytes, &p, sizeof(p));
+}
+
+}  // namespace cc1d::launch::backward

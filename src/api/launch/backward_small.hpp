@@ -1,0 +1,28 @@
+// Small backward calls in one launch: the module's third kernel (bwd_small.cu), a block
+// holding every position of its channels, so neither a walk nor a reduce kernel runs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "api/launch/launch.hpp"
+
+namespace cc1d::launch::backward {
+
+struct SmallPlan {
+    int channel_shift = 0;      // a block owns 2^channel_shift channels ...
+    int slots = 0;              // ... and this many threads (position slots) per channel
+    std::int64_t blocks = 0;
+    unsigned shared_bytes = 0;  // g of every position, then the lane groups' sums
+};
+
+// The plan when the call fits the small kernel: at least one position, at most
+// CC1D_BWD_SMALL_POSITIONS a thread, and few elements in all (beyond that the main
+// kernels' vector loads win). nullopt otherwise, or when CC1D_DISABLE_SMALL_BACKWARD is
+// set (read per call, so tests can run a call both ways).
+std::optional<SmallPlan> plan_small(const Variant& variant, const BackwardArgs& args);
+
+// Launches the small kernel with `plan`; dweight/dbias are written (or added to) directly.
+void run_small(Launcher& launcher, const Variant& variant, const BackwardArgs& args, const SmallPlan& plan);
+
+}  // namespace cc1d::launch::backward
