@@ -20,6 +20,9 @@
 // channel-first.
 constexpr int kBsThreadsLog2 = 8;
 static_assert((1 << kBsThreadsLog2) == CC1D_BWD_SMALL_THREADS, "the small kernel's block is 2^kBsThreadsLog2 threads");
+// Staged entries a thread has in flight at once: a channel's row of 4 positions a slot
+// plus the K before each row start fits in one round for most calls.
+constexpr int kBsStage = 8;
 
 // x̃ at position q (>= -K) of row b and channel c: x for q >= 0, initial_states or 0 before.
 CC1D_DEVICE float bs_x(const cc1d_bwd_params& p, cc1d_i64 b, cc1d_i64 c, int q) {
@@ -82,18 +85,33 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_
         ds[j] = on ? cc1d_load_float<x_t>(p.dout, b * p.dout_stride_b + c * p.dout_stride_d + (q - b * L) * p.dout_stride_l)
                    : 0.0f;
     }
+    // Staged kBsStage entries at a time through registers: x (a generic pointer) might
+    // alias shared memory as far as the compiler knows, so a load right before each store
+    // would wait for the one before it.
     if (has) {
-#pragma unroll 4
-        for (int r = slot; r < staged; r += slots) {
-            const int b = r / span;
-            x_row[r] = bs_x(p, b, c, r - b * span - CC1D_K);
+        for (int r0 = slot; r0 < staged; r0 += kBsStage * slots) {
+            float v[kBsStage];
+#pragma unroll
+            for (int i = 0; i < kBsStage; ++i) {
+                const int r = r0 + i * slots, b = r / span;
+                v[i] = r < staged ? bs_x(p, b, c, r - b * span - CC1D_K) : 0.0f;
+            }
+#pragma unroll
+            for (int i = 0; i < kBsStage; ++i)
+                if (r0 + i * slots < staged) x_row[r0 + i * slots] = v[i];
         }
     }
 #if CC1D_HAS_SEQ_IDX
-#pragma unroll 4
-    for (int r = t; r < staged; r += CC1D_BWD_SMALL_THREADS) {
-        const int b = r / span;
-        ids[r] = bs_id(p, b, r - b * span - CC1D_K);
+    for (int r0 = t; r0 < staged; r0 += kBsStage * CC1D_BWD_SMALL_THREADS) {
+        int v[kBsStage];
+#pragma unroll
+        for (int i = 0; i < kBsStage; ++i) {
+            const int r = r0 + i * CC1D_BWD_SMALL_THREADS, b = r / span;
+            v[i] = r < staged ? bs_id(p, b, r - b * span - CC1D_K) : -1;
+        }
+#pragma unroll
+        for (int i = 0; i < kBsStage; ++i)
+            if (r0 + i * CC1D_BWD_SMALL_THREADS < staged) ids[r0 + i * CC1D_BWD_SMALL_THREADS] = v[i];
     }
 #endif
     __syncthreads();
