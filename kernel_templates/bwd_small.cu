@@ -24,6 +24,17 @@ static_assert((1 << kBsThreadsLog2) == CC1D_BWD_SMALL_THREADS, "the small kernel
 // plus the K before each row start fits in one round for most calls.
 constexpr int kBsStage = 8;
 
+// n / d for 0 <= n < 2^16 and 1 <= d < 2^16 (every index this kernel splits; the host
+// plan keeps B * (L + K) below 2^16): one multiply by m = ceil(2^32 / d), exact since
+// n * (m - 2^32 / d) < 2^16 stays below the 1 / d that separates n / d from the next
+// integer. A division by a runtime value is a chain of ~40 instructions (I2F, MUFU.RCP,
+// fix-ups), and one per staged entry had put the last load ~1,500 cycles after the first.
+struct bs_divisor {
+    unsigned long long m;
+};
+CC1D_DEVICE bs_divisor bs_divisor_of(int d) { return {(unsigned long long)(0xffffffffu / (unsigned)d) + 1ull}; }
+CC1D_DEVICE int bs_div(int n, bs_divisor d) { return (int)(((unsigned long long)(unsigned)n * d.m) >> 32); }
+
 // x̃ at position q (>= -K) of row b and channel c: x for q >= 0, initial_states or 0 before.
 CC1D_DEVICE float bs_x(const cc1d_bwd_params& p, cc1d_i64 b, cc1d_i64 c, int q) {
     if (q >= 0) return cc1d_load_float<x_t>(p.x, b * p.x_stride_b + c * p.x_stride_d + q * p.x_stride_l);
@@ -50,18 +61,21 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_
     const int shift = p.small_channel_shift;
     const int channels = 1 << shift, slots = CC1D_BWD_SMALL_THREADS >> shift;   // position slots per channel
     const int t = (int)threadIdx.x;
+    // Lanes of one channel within 32, as a power of two (shifts, not divisions, below).
 #if CC1D_CHANNEL_LAST
     const int lc = t & (channels - 1), slot = t >> shift;
-    const int lane_slots = shift >= 5 ? 1 : 32 >> shift;   // lanes of one channel within 32
+    const int lane_slots_log2 = shift >= 5 ? 0 : 5 - shift;
 #else
     const int slot = t & (slots - 1), lc = t >> (kBsThreadsLog2 - shift);
-    const int lane_slots = slots < 32 ? slots : 32;
+    const int lane_slots_log2 = kBsThreadsLog2 - shift < 5 ? kBsThreadsLog2 - shift : 5;
 #endif
+    const int lane_slots = 1 << lane_slots_log2;
     const cc1d_i64 c = ((cc1d_i64)cc1d_flat_block() << shift) + lc;
     const bool has = c < p.dim;
     const int L = (int)p.seqlen, n = (int)(p.batch * p.seqlen);   // n <= CC1D_BWD_SMALL_POSITIONS * slots
     const int span = L + CC1D_K, staged = (int)p.batch * span;
-    const int groups = slots / lane_slots;
+    const bs_divisor by_l = bs_divisor_of(L), by_span = bs_divisor_of(span);
+    const int groups = slots >> lane_slots_log2;
     const int x_area = channels * (staged > CC1D_BWD_SUMS * groups ? staged : CC1D_BWD_SUMS * groups);
     float* x_row = bs_shared + lc * staged;
     float* g_row = bs_shared + x_area + lc * n;
@@ -81,7 +95,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_
     for (int j = 0; j < CC1D_BWD_SMALL_POSITIONS; ++j) {
         const int q = slot + j * slots;
         const bool on = has && q < n;
-        const int b = on ? q / L : 0;
+        const int b = on ? bs_div(q, by_l) : 0;
         ds[j] = on ? cc1d_load_float<x_t>(p.dout, b * p.dout_stride_b + c * p.dout_stride_d + (q - b * L) * p.dout_stride_l)
                    : 0.0f;
     }
@@ -93,7 +107,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_
             float v[kBsStage];
 #pragma unroll
             for (int i = 0; i < kBsStage; ++i) {
-                const int r = r0 + i * slots, b = r / span;
+                const int r = r0 + i * slots, b = bs_div(r, by_span);
                 v[i] = r < staged ? bs_x(p, b, c, r - b * span - CC1D_K) : 0.0f;
             }
 #pragma unroll
@@ -106,7 +120,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_
         int v[kBsStage];
 #pragma unroll
         for (int i = 0; i < kBsStage; ++i) {
-            const int r = r0 + i * CC1D_BWD_SMALL_THREADS, b = r / span;
+            const int r = r0 + i * CC1D_BWD_SMALL_THREADS, b = bs_div(r, by_span);
             v[i] = r < staged ? bs_id(p, b, r - b * span - CC1D_K) : -1;
         }
 #pragma unroll
@@ -121,7 +135,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_
     for (int j = 0; j < CC1D_BWD_SMALL_POSITIONS; ++j) {
         const int q = slot + j * slots;
         if (!has || q >= n) continue;
-        const int b = q / L;
+        const int b = bs_div(q, by_l);
         const int at = q + b * CC1D_K;   // staged index of x̃[s - K], s = q - b * L
         float g = ds[j];
 #if CC1D_SILU
@@ -154,9 +168,10 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_
     // Phase 2: dx[s], and dinitial_states for s < 0 when asked for.
     const int before = CC1D_HAS_INITIAL_STATES && p.dinitial_states != 0 ? CC1D_K : 0;
     const int walked = L + before;
+    const bs_divisor by_walked = bs_divisor_of(walked);
     if (has) {
         for (int r = slot; r < (int)p.batch * walked; r += slots) {
-            const int b = r / walked, s = r - b * walked - before;
+            const int b = bs_div(r, by_walked), s = r - b * walked - before;
             const float* g_b = g_row + b * L;
             [[maybe_unused]] const int* ids_b = ids + b * span + CC1D_K;   // ids_b[s], s >= -K
             float acc = 0.0f;
@@ -205,9 +220,9 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_
 #pragma unroll
         for (int k = 0; k < CC1D_BWD_SUMS; ++k) v[k] += cc1d_shfl_xor(v[k], bit);
     }
-    if (slot % lane_slots == 0) {
+    if ((slot & (lane_slots - 1)) == 0) {
 #pragma unroll
-        for (int k = 0; k < CC1D_BWD_SUMS; ++k) bs_shared[(lc * CC1D_BWD_SUMS + k) * groups + slot / lane_slots] = v[k];
+        for (int k = 0; k < CC1D_BWD_SUMS; ++k) bs_shared[(lc * CC1D_BWD_SUMS + k) * groups + (slot >> lane_slots_log2)] = v[k];
     }
     __syncthreads();
     for (int j = t; j < channels * CC1D_BWD_SUMS; j += CC1D_BWD_SMALL_THREADS) {
