@@ -5,58 +5,64 @@
 // The walks of the main kernels are a chain of dependent steps per thread plus a reduce
 // launch: on a call of a few thousand elements that chain, not memory, is the time
 // (docs/perf.md entries 32-40). Here a block owns C = 2^small_channel_shift channels and
-// every one of their N = B * L positions, each thread a few positions of one channel, so
-// a call is three short phases with all loads of a phase in flight at once:
-//   1. g[s] = dout[s] * act'(z[s]) (z from the window x̃[s-K .. s]) into shared memory,
-//      and the thread's share of dw[k] += g[s] * x̃[s-K+k] and db += g[s];
-//   2. dx[s] = sum_k w[k] g[s+K-k] (+ dfinal near the row end) from shared memory, for
-//      s in [0, L), and in [-K, 0) into dinitial_states when it is asked for;
+// every one of their N = B * L positions, so a call is a few short phases:
+//   0. the rows of x̃ (with the K positions before each start), dout and the ids into
+//      shared memory, every load of a thread in flight at once;
+//   1. g[s] = dout[s] * act'(z[s]) (z from the window x̃[s-K .. s]) over dout in place,
+//      and the thread's shares of dw[k] += g[s] * x̃[s-K+k] and db += g[s];
+//   2. dx[s] = sum_k w[k] g[s+K-k] (+ dfinal near the row end) for s in [0, L), and in
+//      [-K, 0) into dinitial_states when it is asked for;
 //   3. the shares of each channel summed in a fixed order (a butterfly within 32 lanes,
 //      then the groups of lanes in index order) and written to dweight/dbias: no reduce
 //      kernel, and the same bits from run to run.
 // Terms across a sequence boundary are dropped by comparing ids, padding (id < 0) has
 // g = 0, exactly as in the main kernels. Threads map to (channel, position slot) so
 // that consecutive lanes touch consecutive addresses: channels in channel-last, time in
-// channel-first.
+// channel-first. The block is a chain of short dependent steps with 2 warps per
+// scheduler, so every instruction counts: offsets are 32-bit (the plan takes only calls
+// whose tensors span less than 2^31 elements), indices are split by multiplies, loops
+// run only the positions a thread has.
 constexpr int kBsThreadsLog2 = 8;
 static_assert((1 << kBsThreadsLog2) == CC1D_BWD_SMALL_THREADS, "the small kernel's block is 2^kBsThreadsLog2 threads");
-// Staged entries a thread has in flight at once: a channel's row of 4 positions a slot
-// plus the K before each row start fits in one round for most calls.
-constexpr int kBsStage = 8;
 
-// n / d for 0 <= n < 2^16 and 1 <= d < 2^16 (every index this kernel splits; the host
-// plan keeps B * (L + K) below 2^16): one multiply by m = ceil(2^32 / d), exact since
+// n / d for 0 <= n < 2^16 and 1 <= d < 2^16 (every index this kernel splits; the plan
+// keeps B * (L + K) below 2^16): one multiply by m = ceil(2^32 / d), exact since
 // n * (m - 2^32 / d) < 2^16 stays below the 1 / d that separates n / d from the next
-// integer. A division by a runtime value is a chain of ~40 instructions (I2F, MUFU.RCP,
-// fix-ups), and one per staged entry had put the last load ~1,500 cycles after the first.
+// integer. A division by a runtime value is a chain of ~40 instructions.
 struct bs_divisor {
     unsigned long long m;
 };
 CC1D_DEVICE bs_divisor bs_divisor_of(int d) { return {(unsigned long long)(0xffffffffu / (unsigned)d) + 1ull}; }
 CC1D_DEVICE int bs_div(int n, bs_divisor d) { return (int)(((unsigned long long)(unsigned)n * d.m) >> 32); }
 
-// x̃ at position q (>= -K) of row b and channel c: x for q >= 0, initial_states or 0 before.
-CC1D_DEVICE float bs_x(const cc1d_bwd_params& p, cc1d_i64 b, cc1d_i64 c, int q) {
-    if (q >= 0) return cc1d_load_float<x_t>(p.x, b * p.x_stride_b + c * p.x_stride_d + q * p.x_stride_l);
-#if CC1D_HAS_INITIAL_STATES
-    return cc1d_load_float<x_t>(p.initial_states, b * p.init_stride_b + c * p.init_stride_d + (q + CC1D_K) * p.init_stride_k);
-#else
-    return 0.0f;
-#endif
+// Loads entries first .. < end (stride `step`) of a staged array, PASS at a time into
+// registers before any is stored: a load from a generic pointer might alias shared memory
+// as far as the compiler knows, so a load right before each store would wait for the
+// one before it. load(r) gives entry r.
+template <int PASS, typename T, typename Load>
+CC1D_DEVICE void bs_stage(T* to, int first, int end, int step, Load load) {
+    for (int r0 = first; r0 < end; r0 += PASS * step) {
+        T v[PASS];
+#pragma unroll
+        for (int i = 0; i < PASS; ++i) v[i] = r0 + i * step < end ? load(r0 + i * step) : T(0);
+#pragma unroll
+        for (int i = 0; i < PASS; ++i)
+            if (r0 + i * step < end) to[r0 + i * step] = v[i];
+    }
 }
-
-// Seq id of position q (>= -K) of row b (as bl_id_at in bwd_channel_last.cu): before the
-// row start seq_idx[b, 0] when initial_states feed the first sequence, else -1.
-CC1D_DEVICE int bs_id(const cc1d_bwd_params& p, cc1d_i64 b, int q) {
-    if (q >= 0) return p.seq_idx[b * p.seq_stride_b + q * p.seq_stride_l];
-    return CC1D_HAS_INITIAL_STATES ? p.seq_idx[b * p.seq_stride_b] : -1;
+// The same with PASS 2 when a thread has at most two entries (most small calls), else 8.
+template <typename T, typename Load>
+CC1D_DEVICE void bs_stage_any(T* to, int first, int end, int step, Load load) {
+    if (end - first <= 2 * step) bs_stage<2>(to, first, end, step, load);
+    else bs_stage<8>(to, first, end, step, load);
 }
 
 extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_SMALL(cc1d_bwd_params p) {
     // Rows are staged with the K positions before their start: row b of a channel at
     // [b * span, (b + 1) * span), position s at b * span + K + s. Shared memory holds
     // x̃ [C][B * span] (later the lane groups' sums [C][W + 1][groups], whichever is
-    // larger: backward_small.cpp sizes it the same way), g [C][B * L], ids [B * span].
+    // larger: backward_small.cpp sizes it the same way), dout then g [C][B * L], and with
+    // seq_idx the ids [B * span].
     extern __shared__ float bs_shared[];
     const int shift = p.small_channel_shift;
     const int channels = 1 << shift, slots = CC1D_BWD_SMALL_THREADS >> shift;   // position slots per channel
@@ -70,7 +76,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_
     const int lane_slots_log2 = kBsThreadsLog2 - shift < 5 ? kBsThreadsLog2 - shift : 5;
 #endif
     const int lane_slots = 1 << lane_slots_log2;
-    const cc1d_i64 c = ((cc1d_i64)cc1d_flat_block() << shift) + lc;
+    const int c = (int)(cc1d_flat_block() << shift) + lc;   // dim < 2^31 (the plan)
     const bool has = c < p.dim;
     const int L = (int)p.seqlen, n = (int)(p.batch * p.seqlen);   // n <= CC1D_BWD_SMALL_POSITIONS * slots
     const int span = L + CC1D_K, staged = (int)p.batch * span;
@@ -88,79 +94,68 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_
     if (has) bias = cc1d_load_channel_taps(p, c, w);
     (void)bias;
 
-    // Phase 0: the thread's dout values into registers, the rows into shared memory; every
-    // load issued before any is used.
-    float ds[CC1D_BWD_SMALL_POSITIONS];
-#pragma unroll
-    for (int j = 0; j < CC1D_BWD_SMALL_POSITIONS; ++j) {
-        const int q = slot + j * slots;
-        const bool on = has && q < n;
-        const int b = on ? bs_div(q, by_l) : 0;
-        ds[j] = on ? cc1d_load_float<x_t>(p.dout, b * p.dout_stride_b + c * p.dout_stride_d + (q - b * L) * p.dout_stride_l)
-                   : 0.0f;
-    }
-    // Staged kBsStage entries at a time through registers: x (a generic pointer) might
-    // alias shared memory as far as the compiler knows, so a load right before each store
-    // would wait for the one before it.
+    // Phase 0. 32-bit element offsets of this channel in each tensor.
+    const x_t* x = reinterpret_cast<const x_t*>(p.x) + c * (int)p.x_stride_d;
+    const x_t* dout = reinterpret_cast<const x_t*>(p.dout) + c * (int)p.dout_stride_d;
+    const int xb = (int)p.x_stride_b, xl = (int)p.x_stride_l, gb = (int)p.dout_stride_b, gl = (int)p.dout_stride_l;
     if (has) {
-        for (int r0 = slot; r0 < staged; r0 += kBsStage * slots) {
-            float v[kBsStage];
-#pragma unroll
-            for (int i = 0; i < kBsStage; ++i) {
-                const int r = r0 + i * slots, b = bs_div(r, by_span);
-                v[i] = r < staged ? bs_x(p, b, c, r - b * span - CC1D_K) : 0.0f;
-            }
-#pragma unroll
-            for (int i = 0; i < kBsStage; ++i)
-                if (r0 + i * slots < staged) x_row[r0 + i * slots] = v[i];
-        }
+        bs_stage_any(x_row, slot, staged, slots, [&](int r) {
+            const int b = bs_div(r, by_span), s = r - b * span - CC1D_K;
+            if (s >= 0) return cc1d_to_float(x[b * xb + s * xl]);
+#if CC1D_HAS_INITIAL_STATES
+            return cc1d_load_float<x_t>(p.initial_states, b * (int)p.init_stride_b + c * (int)p.init_stride_d +
+                                                              (s + CC1D_K) * (int)p.init_stride_k);
+#else
+            return 0.0f;
+#endif
+        });
+        bs_stage_any(g_row, slot, n, slots, [&](int q) {
+            const int b = bs_div(q, by_l);
+            return cc1d_to_float(dout[b * gb + (q - b * L) * gl]);
+        });
     }
 #if CC1D_HAS_SEQ_IDX
-    for (int r0 = t; r0 < staged; r0 += kBsStage * CC1D_BWD_SMALL_THREADS) {
-        int v[kBsStage];
-#pragma unroll
-        for (int i = 0; i < kBsStage; ++i) {
-            const int r = r0 + i * CC1D_BWD_SMALL_THREADS, b = bs_div(r, by_span);
-            v[i] = r < staged ? bs_id(p, b, r - b * span - CC1D_K) : -1;
-        }
-#pragma unroll
-        for (int i = 0; i < kBsStage; ++i)
-            if (r0 + i * CC1D_BWD_SMALL_THREADS < staged) ids[r0 + i * CC1D_BWD_SMALL_THREADS] = v[i];
-    }
+    // Before a row start: seq_idx[b, 0] when initial_states feed the first sequence, else
+    // -1 (as bl_id_at in bwd_channel_last.cu).
+    const int sb = (int)p.seq_stride_b, sl = (int)p.seq_stride_l;
+    bs_stage_any(ids, t, staged, CC1D_BWD_SMALL_THREADS, [&](int r) {
+        const int b = bs_div(r, by_span), s = r - b * span - CC1D_K;
+        if (s >= 0) return p.seq_idx[b * sb + s * sl];
+        return CC1D_HAS_INITIAL_STATES ? p.seq_idx[b * sb] : -1;
+    });
 #endif
     __syncthreads();
 
-    // Phase 1: g and the thread's shares of dw and db.
-#pragma unroll
-    for (int j = 0; j < CC1D_BWD_SMALL_POSITIONS; ++j) {
-        const int q = slot + j * slots;
-        if (!has || q >= n) continue;
-        const int b = bs_div(q, by_l);
-        const int at = q + b * CC1D_K;   // staged index of x̃[s - K], s = q - b * L
-        float g = ds[j];
+    // Phase 1: g over dout, and the thread's shares of dw and db.
+    if (has) {
+#pragma unroll 1
+        for (int q = slot; q < n; q += slots) {
+            const int at = q + bs_div(q, by_l) * CC1D_K;   // staged index of x̃[s - K], s = q - b * L
+            float g = g_row[q];
 #if CC1D_SILU
-        float z = bias;
+            float z = bias;
 #pragma unroll
-        for (int k = 0; k < CC1D_WIDTH; ++k) {
+            for (int k = 0; k < CC1D_WIDTH; ++k) {
 #if CC1D_HAS_SEQ_IDX
-            z = fmaf(ids[at + k] == ids[at + CC1D_K] ? w[k] : 0.0f, x_row[at + k], z);
+                z = fmaf(ids[at + k] == ids[at + CC1D_K] ? w[k] : 0.0f, x_row[at + k], z);
 #else
-            z = fmaf(w[k], x_row[at + k], z);
+                z = fmaf(w[k], x_row[at + k], z);
 #endif
-        }
-        g *= cc1d_bwd_act_grad(z);
+            }
+            g *= cc1d_bwd_act_grad(z);
 #endif
 #if CC1D_HAS_SEQ_IDX
-        if (ids[at + CC1D_K] < 0) g = 0.0f;   // padding: the output was forced to 0
+            if (ids[at + CC1D_K] < 0) g = 0.0f;   // padding: the output was forced to 0
 #endif
-        g_row[q] = g;
-        db += g;
+            g_row[q] = g;   // (only this thread reads or writes entry q in this phase)
+            db += g;
 #pragma unroll
-        for (int k = 0; k < CC1D_WIDTH; ++k) {
+            for (int k = 0; k < CC1D_WIDTH; ++k) {
 #if CC1D_HAS_SEQ_IDX
-            if (ids[at + k] != ids[at + CC1D_K]) continue;
+                if (ids[at + k] != ids[at + CC1D_K]) continue;
 #endif
-            dw[k] = fmaf(g, x_row[at + k], dw[k]);   // x̃[s-K+k] * g[s]
+                dw[k] = fmaf(g, x_row[at + k], dw[k]);   // x̃[s-K+k] * g[s]
+            }
         }
     }
     __syncthreads();
@@ -170,6 +165,8 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_
     const int walked = L + before;
     const bs_divisor by_walked = bs_divisor_of(walked);
     if (has) {
+        x_t* dx = reinterpret_cast<x_t*>(p.dx) + c * (int)p.dx_stride_d;
+#pragma unroll 1
         for (int r = slot; r < (int)p.batch * walked; r += slots) {
             const int b = bs_div(r, by_walked), s = r - b * walked - before;
             const float* g_b = g_row + b * L;
@@ -187,15 +184,15 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_
 #if CC1D_HAS_FINAL_STATES
             // final_states[j] = x̃[L-K+j]: its gradient adds straight in.
             if (s >= L - CC1D_K)
-                acc += cc1d_load_float<x_t>(p.dfinal_states,
-                                            b * p.dfinal_stride_b + c * p.dfinal_stride_d + (s - (L - CC1D_K)) * p.dfinal_stride_k);
+                acc += cc1d_load_float<x_t>(p.dfinal_states, b * (int)p.dfinal_stride_b + c * (int)p.dfinal_stride_d +
+                                                                 (s - (L - CC1D_K)) * (int)p.dfinal_stride_k);
 #endif
             if (s >= 0) {
-                reinterpret_cast<x_t*>(p.dx)[b * p.dx_stride_b + c * p.dx_stride_d + s * p.dx_stride_l] = cc1d_to_x(acc);
+                dx[b * (int)p.dx_stride_b + s * (int)p.dx_stride_l] = cc1d_to_x(acc);
             } else {
 #if CC1D_HAS_INITIAL_STATES
-                reinterpret_cast<x_t*>(p.dinitial_states)[b * p.dinit_stride_b + c * p.dinit_stride_d +
-                                                          (s + CC1D_K) * p.dinit_stride_k] = cc1d_to_x(acc);
+                reinterpret_cast<x_t*>(p.dinitial_states)[b * (int)p.dinit_stride_b + c * (int)p.dinit_stride_d +
+                                                          (s + CC1D_K) * (int)p.dinit_stride_k] = cc1d_to_x(acc);
 #endif
             }
         }
@@ -227,7 +224,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_
     __syncthreads();
     for (int j = t; j < channels * CC1D_BWD_SUMS; j += CC1D_BWD_SMALL_THREADS) {
         const int jc = j / CC1D_BWD_SUMS, k = j - jc * CC1D_BWD_SUMS;
-        const cc1d_i64 d = ((cc1d_i64)cc1d_flat_block() << shift) + jc;
+        const int d = (int)(cc1d_flat_block() << shift) + jc;
         if (d >= p.dim) continue;
         float sum = 0.0f;
         for (int i = 0; i < groups; ++i) sum += bs_shared[j * groups + i];
