@@ -46,6 +46,24 @@ TEST_CASE("backward and update sources name their second kernel; the others have
     }
 }
 
+TEST_CASE("backward sources, both layouts, carry the small-call kernel as their third; the others have none") {
+    Variant v;
+    v.op = Op::bwd;
+    for (Layout layout : {Layout::channel_first, Layout::channel_last}) {
+        v.layout = layout;
+        const auto source = codegen::render_source(v, "cuda");
+        CHECK(source.third_entry == v.entry_name() + "_small");
+        CHECK(source.text.find("#define CC1D_ENTRY_SMALL " + source.third_entry) != std::string::npos);
+        CHECK(source.text.find(codegen::template_text("bwd_small.cu")) != std::string::npos);
+    }
+    for (Op op : {Op::fwd, Op::update, Op::varlen_fwd}) {
+        v.op = op;
+        const auto source = codegen::render_source(v, "hip");
+        CHECK(source.third_entry.empty());
+        CHECK(source.text.find("CC1D_ENTRY_SMALL") == std::string::npos);
+    }
+}
+
 TEST_CASE("the 16-bit channel-last forward with seq_idx up to width 4 has a short-chunk kernel") {
     Variant v;
     v.op = Op::fwd;

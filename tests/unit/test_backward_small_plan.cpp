@@ -1,0 +1,167 @@
+// Which backward calls run the small-call kernel (bwd_small.cu) and how it is laid out:
+// calls of at most CC1D_BWD_SMALL_POSITIONS positions a thread and 2^17 elements, views
+// within 2^31 elements, shared memory within 48 KiB, not switched off; as many slots a
+// channel as positions (a power of two, at most the block), the rest of the block in
+// channels. Such a call is one launch of the module's third kernel, writing dweight and
+// dbias itself.
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "api/launch/backward_small.hpp"
+#include "cache_test_support.hpp"
+#include "params.h"
+
+using namespace cc1d;
+using namespace cc1d::launch;
+
+namespace {
+
+Variant small_variant(Layout layout, int width = 4, bool seq_idx = false) {
+    Variant v;
+    v.op = Op::bwd;
+    v.layout = layout;
+    v.width = width;
+    v.x_dtype = v.weight_dtype = DType::bf16;
+    v.activation = Activation::silu;
+    v.bias = true;
+    v.seq_idx = seq_idx;
+    return v;
+}
+
+const void* address(int slot) { return reinterpret_cast<const void*>(std::uintptr_t(0x10000000) * (slot + 1)); }
+
+// A whole call's tensors at fake aligned addresses, contiguous in `layout`.
+BackwardArgs call_args(std::int64_t B, std::int64_t D, std::int64_t L, Layout layout, int width = 4) {
+    const bool cl = layout == Layout::channel_last;
+    const std::vector<std::int64_t> strides = cl ? std::vector<std::int64_t>{L * D, 1, D}
+                                                 : std::vector<std::int64_t>{D * L, L, 1};
+    const std::initializer_list<std::int64_t> s = {strides[0], strides[1], strides[2]};
+    BackwardArgs a;
+    a.x = Tensor(address(0), DType::bf16, {B, D, L}, s);
+    a.dout = Tensor(address(1), DType::bf16, {B, D, L}, s);
+    a.dx = Tensor(const_cast<void*>(address(2)), DType::bf16, {B, D, L}, s);
+    a.weight = Tensor(address(3), DType::bf16, {D, width});
+    a.dweight = Tensor(const_cast<void*>(address(4)), DType::fp32, {D, width});
+    a.bias = Tensor(address(5), DType::bf16, {D});
+    a.dbias = Tensor(const_cast<void*>(address(6)), DType::fp32, {D});
+    a.activation = Activation::silu;
+    return a;
+}
+
+struct RecordingLauncher final : Launcher {
+    struct Launch {
+        Kernel kernel;
+        device::Dim3 grid, block;
+        unsigned shared;
+        cc1d_bwd_params params;
+    };
+    std::vector<Launch> launches;
+    void launch(Kernel kernel, device::Dim3 grid, device::Dim3 block, unsigned shared, const void* p,
+                std::size_t size) override {
+        REQUIRE(size == sizeof(cc1d_bwd_params));
+        launches.push_back({kernel, grid, block, shared, {}});
+        std::memcpy(&launches.back().params, p, size);
+    }
+    void launch_overlapped(Kernel kernel, device::Dim3 grid, device::Dim3 block, unsigned shared, const void* p,
+                           std::size_t size) override {
+        launch(kernel, grid, block, shared, p, size);
+    }
+    int multiprocessor_count() override { return 132; }
+    int main_resident_blocks() override { return 4; }
+    void* workspace(std::size_t) override { return const_cast<void*>(address(7)); }
+};
+
+}  // namespace
+
+TEST_CASE("small backward plan: slots a channel follow the positions, the block's rest takes channels") {
+    struct Case {
+        std::int64_t B, D, L;
+        int shift, slots;
+        std::int64_t blocks;
+    };
+    for (const Case& c : {Case{2, 64, 128, 0, 256, 64}, Case{1, 300, 1, 8, 1, 2}, Case{1, 37, 3, 6, 4, 1},
+                          Case{3, 67, 5, 4, 16, 5}, Case{4, 64, 256, 0, 256, 64}, Case{1, 4096, 16, 4, 16, 256}})
+        for (Layout layout : {Layout::channel_first, Layout::channel_last}) {
+            INFO("B=", c.B, " D=", c.D, " L=", c.L, " channel-last=", layout == Layout::channel_last);
+            const auto plan = backward::plan_small(small_variant(layout), call_args(c.B, c.D, c.L, layout));
+            REQUIRE(plan.has_value());
+            CHECK(plan->channel_shift == c.shift);
+            CHECK(plan->slots == c.slots);
+            CHECK((plan->slots << plan->channel_shift) == CC1D_BWD_SMALL_THREADS);
+            CHECK(plan->blocks == c.blocks);
+            // Every position has a slot within CC1D_BWD_SMALL_POSITIONS per thread.
+            CHECK(c.B * c.L <= std::int64_t(plan->slots) * CC1D_BWD_SMALL_POSITIONS);
+        }
+}
+
+TEST_CASE("small backward plan: shared memory as the kernel lays it out") {
+    // 2x64x128, width 4, one channel a block: x̃ rows 2 * (128 + 3), g 256, no ids.
+    auto plan = backward::plan_small(small_variant(Layout::channel_first), call_args(2, 64, 128, Layout::channel_first));
+    REQUIRE(plan.has_value());
+    CHECK(plan->shared_bytes == 4u * (2 * 131 + 256));
+    // With seq_idx the ids of the staged rows follow.
+    plan = backward::plan_small(small_variant(Layout::channel_last, 4, true), call_args(2, 64, 128, Layout::channel_last));
+    REQUIRE(plan.has_value());
+    CHECK(plan->shared_bytes == 4u * (2 * 131 + 256 + 2 * 131));
+    // One position: 256 channels a block, whose sums (width + 1 a channel, one lane group
+    // each) outgrow the staged rows of 1 + K.
+    plan = backward::plan_small(small_variant(Layout::channel_last, 4), call_args(1, 300, 1, Layout::channel_last));
+    REQUIRE(plan.has_value());
+    CHECK(plan->shared_bytes == 4u * 256 * (5 + 1));
+}
+
+TEST_CASE("small backward plan: larger calls, far-reaching views and switched off go to the main kernels") {
+    const Variant v = small_variant(Layout::channel_last);
+    CHECK(backward::plan_small(v, call_args(4, 64, 256, Layout::channel_last)));      // 1024 positions
+    CHECK_FALSE(backward::plan_small(v, call_args(5, 64, 205, Layout::channel_last)));   // 1025 positions
+    CHECK(backward::plan_small(v, call_args(1, 128, 1024, Layout::channel_last)));       // 2^17 elements
+    CHECK_FALSE(backward::plan_small(v, call_args(1, 129, 1024, Layout::channel_last)));
+    CHECK_FALSE(backward::plan_small(v, call_args(0, 64, 128, Layout::channel_last)));   // nothing to walk
+    CHECK_FALSE(backward::plan_small(v, call_args(2, 0, 128, Layout::channel_last)));
+    CHECK_FALSE(backward::plan_small(v, call_args(2, 64, 0, Layout::channel_last)));
+    // Width 16 with ids on 1024 rows of one step: 2 * 1024 * 16 staged entries, over 48 KiB.
+    CHECK(backward::plan_small(small_variant(Layout::channel_last, 4, true), call_args(1024, 1, 1, Layout::channel_last)));
+    CHECK_FALSE(backward::plan_small(small_variant(Layout::channel_last, 16, true),
+                                     call_args(1024, 1, 1, Layout::channel_last, 16)));
+    // A view of a larger tensor whose last element lies 2^31 elements on: 32-bit offsets
+    // would not reach it.
+    BackwardArgs far = call_args(2, 64, 128, Layout::channel_last);
+    far.dout = Tensor(address(1), DType::bf16, {2, 64, 128}, {std::int64_t(1) << 31, 1, 64});
+    CHECK_FALSE(backward::plan_small(v, far));
+    {
+        cache::test::ScopedEnv off("CC1D_DISABLE_SMALL_BACKWARD", "1");
+        CHECK_FALSE(backward::plan_small(v, call_args(2, 64, 128, Layout::channel_last)));
+    }
+    CHECK(backward::plan_small(v, call_args(2, 64, 128, Layout::channel_last)));
+}
+
+TEST_CASE("small backward call: one launch of the small-call kernel, which writes dweight and dbias itself") {
+    for (Layout layout : {Layout::channel_first, Layout::channel_last})
+        for (bool deterministic : {true, false}) {
+            INFO("channel-last=", layout == Layout::channel_last, " deterministic=", deterministic);
+            Variant v = small_variant(layout);
+            v.deterministic = deterministic;
+            const BackwardArgs args = call_args(2, 64, 128, layout);
+            RecordingLauncher launcher;
+            if (layout == Layout::channel_last) backward_channel_last(launcher, v, args);
+            else backward_channel_first(launcher, v, args);
+            REQUIRE(launcher.launches.size() == 1);
+            const auto& l = launcher.launches[0];
+            CHECK(l.kernel == Kernel::small);
+            CHECK(l.block.x == CC1D_BWD_SMALL_THREADS);
+            CHECK(std::int64_t(l.grid.x) * l.grid.y == 64);
+            CHECK(l.shared == backward::plan_small(v, args)->shared_bytes);
+            CHECK(l.params.dw_mode == CC1D_DW_DIRECT);
+            CHECK(l.params.small_channel_shift == 0);
+            // The same call with the small-call kernel off: main kernel first.
+            cache::test::ScopedEnv off("CC1D_DISABLE_SMALL_BACKWARD", "1");
+            RecordingLauncher main_only;
+            if (layout == Layout::channel_last) backward_channel_last(main_only, v, args);
+            else backward_channel_first(main_only, v, args);
+            REQUIRE_FALSE(main_only.launches.empty());
+            for (const auto& m : main_only.launches) CHECK(m.kernel != Kernel::small);
+        }
+}
