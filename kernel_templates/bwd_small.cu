@@ -1,6 +1,6 @@
-// Causal conv1d backward of a small call, either layout, in one launch (the module's
-// third kernel, CC1D_ENTRY_SMALL; the host takes it for calls of at most
-// CC1D_BWD_SMALL_POSITIONS positions a thread, see backward_small.cpp).
+// Causal conv1d backward of a small call, either layout, in one launch: the module of a
+// small-call variant (Variant::small_call), compiled only once a call of at most
+// CC1D_BWD_SMALL_POSITIONS positions a thread asks for it (backward_small.cpp).
 //
 // The walks of the main kernels are a chain of dependent steps per thread plus a reduce
 // launch: on a call of a few thousand elements that chain, not memory, is the time
@@ -57,7 +57,7 @@ CC1D_DEVICE void bs_stage_any(T* to, int first, int end, int step, Load load) {
     else bs_stage<8>(to, first, end, step, load);
 }
 
-extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_SMALL(cc1d_bwd_params p) {
+extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY(cc1d_bwd_params p) {
     // Rows are staged with the K positions before their start: row b of a channel at
     // [b * span, (b + 1) * span), position s at b * span + K + s. Shared memory holds
     // x̃ [C][B * span] (later the lane groups' sums [C][W + 1][groups], whichever is

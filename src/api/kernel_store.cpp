@@ -108,8 +108,6 @@ LoadedKernel KernelStore::load(device::Device& device, int ordinal, const Varian
             k.main_resident_blocks = device.resident_blocks_per_multiprocessor(k.main);
             const char* second = codegen::second_kernel(variant).suffix;
             if (*second != 0) k.second = device.get_function(module, entry + second);
-            const char* third = codegen::third_kernel(variant).suffix;
-            if (*third != 0) k.third = device.get_function(module, entry + third);
         } catch (...) {
             std::lock_guard<std::mutex> lock(mutex_);
             modules_.erase(std::find(modules_.begin(), modules_.end(), std::make_pair(&device, module)));

@@ -26,7 +26,6 @@ struct LoadedKernel {
     void* main = nullptr;
     void* second = nullptr;   // codegen::second_kernel of the variant, if it has one
     int main_resident_blocks = 0;   // Device::resident_blocks_per_multiprocessor(main), asked once at load
-    void* third = nullptr;          // codegen::third_kernel of the variant, if it has one
 };
 
 struct StoreCounters {

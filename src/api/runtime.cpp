@@ -6,6 +6,7 @@
 
 #include "api/device_launcher.hpp"
 #include "api/kernel_store.hpp"
+#include "api/launch/backward_small.hpp"
 #include "api/launch/launch.hpp"
 #include "api/validate.hpp"
 #include "api/workspace_pool.hpp"
@@ -85,7 +86,15 @@ void Runtime::forward(const ForwardArgs& args, void* stream) {
 }
 
 void Runtime::backward(const BackwardArgs& args, void* stream) {
-    const Variant variant = validate::backward(args);
+    Variant variant = validate::backward(args);
+    // A small call runs in one launch, from a module of its own (backward_small.hpp).
+    if (const auto small = launch::backward::plan_small(variant, args)) {
+        variant.small_call = true;
+        run_op(*impl_, variant, args, stream, [&small](launch::Launcher& launcher, const Variant& v, const BackwardArgs& a) {
+            launch::backward::run_small(launcher, v, a, *small);
+        });
+        return;
+    }
     // An empty x still defines dweight/dbias (zero, or unchanged with accumulate): the
     // launchers handle it, so there is no early return here.
     run_op(*impl_, variant, args, stream,

@@ -22,8 +22,7 @@ int dtype_code(DType dtype) {
     }
 }
 
-std::string variant_macros(const Variant& v, const std::string& entry, const std::string& second_entry,
-                           const std::string& third_entry) {
+std::string variant_macros(const Variant& v, const std::string& entry, const std::string& second_entry) {
     std::string text = fmt::format("// cc1d variant: {}\n", v.canonical());
     auto define = [&text](const char* name, auto value) { text += fmt::format("#define {} {}\n", name, value); };
     define("CC1D_WIDTH", v.width);
@@ -40,7 +39,6 @@ std::string variant_macros(const Variant& v, const std::string& entry, const std
     define("CC1D_CHANNEL_LAST", int(v.layout == Layout::channel_last));
     define("CC1D_ENTRY", entry);
     if (!second_entry.empty()) define(second_kernel(v).macro, second_entry);
-    if (!third_entry.empty()) define(third_kernel(v).macro, third_entry);
     return text;
 }
 
@@ -54,7 +52,9 @@ std::string family_template(const Variant& variant) {
             return CC1D_FWD_CL_USES_WINDOW(variant.width, static_cast<int>(dtype_size(variant.x_dtype)))
                        ? "fwd_channel_last_window.cu"
                        : "fwd_channel_last.cu";
-        case Op::bwd: return last ? "bwd_channel_last.cu" : "bwd_channel_first.cu";
+        case Op::bwd:
+            if (variant.small_call) return "bwd_small.cu";   // either layout
+            return last ? "bwd_channel_last.cu" : "bwd_channel_first.cu";
         case Op::update: return "update.cu";
         case Op::varlen_fwd: return "varlen_fwd.cu";
     }
@@ -79,7 +79,9 @@ std::string template_text(const std::string& file_name) {
 
 SecondKernel second_kernel(const Variant& variant) {
     switch (variant.op) {
-        case Op::bwd: return {"_reduce", "CC1D_ENTRY_REDUCE"};
+        case Op::bwd:
+            if (variant.small_call) return {"", ""};
+            return {"_reduce", "CC1D_ENTRY_REDUCE"};
         case Op::update: return {"_registers", "CC1D_ENTRY_REGISTERS"};
         case Op::fwd:
             if (variant.layout == Layout::channel_last &&
@@ -90,11 +92,6 @@ SecondKernel second_kernel(const Variant& variant) {
     }
 }
 
-SecondKernel third_kernel(const Variant& variant) {
-    if (variant.op == Op::bwd) return {"_small", "CC1D_ENTRY_SMALL"};
-    return {"", ""};
-}
-
 RenderedSource render_source(const Variant& raw, const std::string& backend) {
     const Variant variant = raw.normalized();
     check_variant(variant);
@@ -103,14 +100,12 @@ RenderedSource render_source(const Variant& raw, const std::string& backend) {
     RenderedSource out;
     out.entry = variant.entry_name();
     if (*second_kernel(variant).suffix != 0) out.second_entry = out.entry + second_kernel(variant).suffix;
-    if (*third_kernel(variant).suffix != 0) out.third_entry = out.entry + third_kernel(variant).suffix;
     out.name = out.entry + ".cu";
     out.text = template_text(backend == "cuda" ? "prelude_cuda.h" : "prelude_hip.h");
-    out.text += variant_macros(variant, out.entry, out.second_entry, out.third_entry);
+    out.text += variant_macros(variant, out.entry, out.second_entry);
     out.text += template_text("params.h");
     out.text += template_text("common.h");
     out.text += template_text(family_template(variant));
-    if (variant.op == Op::bwd) out.text += template_text("bwd_small.cu");
     return out;
 }
 

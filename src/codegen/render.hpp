@@ -15,12 +15,12 @@ struct RenderedSource {
     std::string name;          // "<entry>.cu", for logs and compile errors
     std::string entry;         // main kernel
     std::string second_entry;  // the module's second kernel (second_kernel); empty if none
-    std::string third_entry;   // and its third (third_kernel); empty if none
 };
 
 // The second kernel of a variant's module, as a suffix of the main entry's name, and the
 // macro its template names it by: backward's fixed-order reduction ("_reduce",
-// CC1D_ENTRY_REDUCE), update's registers path ("_registers", CC1D_ENTRY_REGISTERS), the
+// CC1D_ENTRY_REDUCE; not the small-call variants, whose module is bwd_small.cu alone),
+// update's registers path ("_registers", CC1D_ENTRY_REGISTERS), the
 // channel-last forward's short-chunk kernel with seq_idx ("_short", CC1D_ENTRY_SHORT,
 // CC1D_FWD_CL_SHORT_KERNEL); empty for variants with one kernel.
 struct SecondKernel {
@@ -28,10 +28,6 @@ struct SecondKernel {
     const char* macro;
 };
 SecondKernel second_kernel(const Variant& variant);
-
-// The third kernel of a variant's module: backward's whole-call kernel for small calls
-// ("_small", CC1D_ENTRY_SMALL, bwd_small.cu); empty for the other families.
-SecondKernel third_kernel(const Variant& variant);
 
 // backend: "cuda" or "hip".
 RenderedSource render_source(const Variant& variant, const std::string& backend);

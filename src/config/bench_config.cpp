@@ -120,6 +120,10 @@ std::vector<BenchCase> expand_case(const FieldReader& reader, const Json& object
                                         : fmt::format("case{}", index);
     if (base.name.empty()) reader.fail(child_path(path, "name"), "expected a non-empty name");
     const VariantChoices variant = read_variant_choices(reader, object, path);
+    if (std::find(variant.small_call.begin(), variant.small_call.end(), true) != variant.small_call.end())
+        reader.fail(child_path(path, "small_call"),
+                    "a backward call takes the small-call kernel by its size (CC1D_DISABLE_SMALL_BACKWARD turns it "
+                    "off); only precompile configs list small_call");
     check_shape_fields(reader, object, path, variant.op);
     if (object.contains("seqlens")) base.seqlens = read_seqlens(reader, object, path);
 

@@ -78,7 +78,7 @@ void check_flag_applies(const FieldReader& reader, const std::string& path, cons
 const std::vector<std::string>& variant_field_names() {
     static const std::vector<std::string> names{
         "op", "layout", "width", "x_dtype", "weight_dtype", "activation", "bias",
-        "seq_idx", "initial_states", "final_states", "deterministic", "cache_seqlens", "state_indices"};
+        "seq_idx", "initial_states", "final_states", "deterministic", "cache_seqlens", "state_indices", "small_call"};
     return names;
 }
 
@@ -98,6 +98,7 @@ VariantChoices read_variant_choices(const FieldReader& reader, const Json& objec
     c.deterministic = field(reader, object, path, "deterministic", defaults.deterministic, read_flag);
     c.cache_seqlens = field(reader, object, path, "cache_seqlens", defaults.cache_seqlens, read_flag);
     c.state_indices = field(reader, object, path, "state_indices", defaults.state_indices, read_flag);
+    c.small_call = field(reader, object, path, "small_call", defaults.small_call, read_flag);
 
     check_flag_applies(reader, path, "seq_idx", c.seq_idx, true, c.op, {Op::fwd, Op::bwd});
     check_flag_applies(reader, path, "initial_states", c.initial_states, true, c.op, {Op::fwd, Op::bwd, Op::varlen_fwd});
@@ -105,6 +106,7 @@ VariantChoices read_variant_choices(const FieldReader& reader, const Json& objec
     check_flag_applies(reader, path, "deterministic", c.deterministic, false, c.op, {Op::bwd});
     check_flag_applies(reader, path, "cache_seqlens", c.cache_seqlens, true, c.op, {Op::update});
     check_flag_applies(reader, path, "state_indices", c.state_indices, true, c.op, {Op::update});
+    check_flag_applies(reader, path, "small_call", c.small_call, true, c.op, {Op::bwd});
     return c;
 }
 

@@ -25,6 +25,7 @@ struct VariantChoices {
     std::vector<std::optional<DType>> weight_dtype;   // nullopt: "same" as x_dtype
     std::vector<Activation> activation;
     std::vector<bool> bias, seq_idx, initial_states, final_states, deterministic, cache_seqlens, state_indices;
+    std::vector<bool> small_call;   // bwd: the small-call module (precompile configs; a call picks it by its size)
 };
 
 // Reads the variant fields of `object` (other keys are the caller's to check). A flag
@@ -53,6 +54,7 @@ void add_variant_axes(Expansion<Item>& expansion, const VariantChoices& c, Varia
     expansion.add_axis(c.deterministic, set(&Variant::deterministic));
     expansion.add_axis(c.cache_seqlens, set(&Variant::cache_seqlens));
     expansion.add_axis(c.state_indices, set(&Variant::state_indices));
+    expansion.add_axis(c.small_call, set(&Variant::small_call));
 }
 
 }  // namespace cc1d::config

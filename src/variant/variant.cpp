@@ -44,6 +44,10 @@ Variant Variant::normalized() const {
     if (v.op == Op::update) v.initial_states = false;
     if (v.op != Op::fwd && v.op != Op::bwd) v.final_states = false;
     if (v.op != Op::bwd) v.deterministic = true;
+    if (v.op != Op::bwd) v.small_call = false;
+    // The small-call kernel sums dweight/dbias in a fixed order whatever the mode asks:
+    // one module serves both.
+    if (v.small_call) v.deterministic = true;
     if (v.op != Op::update) v.cache_seqlens = v.state_indices = false;
     // Update kernels read (B, D, T) with any unit stride; they have no layout of their own.
     if (v.op == Op::update) v.layout = Layout::channel_first;
@@ -61,7 +65,7 @@ std::uint32_t Variant::packed() const {
     put(static_cast<std::uint32_t>(v.weight_dtype), 2);
     put(static_cast<std::uint32_t>(v.activation), 1);
     for (bool flag : {v.bias, v.seq_idx, v.initial_states, v.final_states, v.deterministic, v.cache_seqlens,
-                      v.state_indices})
+                      v.state_indices, v.small_call})
         put(flag ? 1u : 0u, 1);
     return bits;
 }
@@ -75,6 +79,7 @@ std::string Variant::canonical() const {
         text += fmt::format(",seq_idx={},initial_states={},final_states={}", int(v.seq_idx),
                             int(v.initial_states), int(v.final_states));
     if (v.op == Op::bwd) text += fmt::format(",deterministic={}", int(v.deterministic));
+    if (v.small_call) text += ",small_call=1";   // (only when set: the other texts stay as they were)
     if (v.op == Op::update)
         text += fmt::format(",cache_seqlens={},state_indices={}", int(v.cache_seqlens), int(v.state_indices));
     if (v.op == Op::varlen_fwd) text += fmt::format(",states={}", int(v.initial_states));
@@ -93,6 +98,7 @@ std::string Variant::entry_name() const {
     if (!v.deterministic) name += "_atomic";
     if (v.cache_seqlens) name += "_circular";
     if (v.state_indices) name += "_indexed";
+    if (v.small_call) name += "_small";
     return name;
 }
 
@@ -146,6 +152,8 @@ Variant Variant::parse(const std::string& text) {
             v.cache_seqlens = parse_bool(field, value);
         } else if (field == "state_indices") {
             v.state_indices = parse_bool(field, value);
+        } else if (field == "small_call") {
+            v.small_call = parse_bool(field, value);
         } else {
             fail(ErrorCode::invalid_argument, "variant text '{}': unknown field '{}'", text, field);
         }

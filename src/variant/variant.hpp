@@ -23,6 +23,8 @@ struct Variant {
     bool initial_states = false;         // fwd, bwd; varlen_fwd: has conv_states
     bool final_states = false;           // fwd: writes them; bwd: dfinal_states given
     bool deterministic = true;           // bwd
+    bool small_call = false;             // bwd: the one-launch kernel for small calls (bwd_small.cu),
+                                         // a module of its own (deterministic in either mode)
     bool cache_seqlens = false;          // update
     bool state_indices = false;          // update
 

@@ -1,5 +1,5 @@
 // The compile matrix: kernel variants compiled with the real runtime compilers, no GPU
-// needed. NVRTC for sm_90 and sm_80, HIPRTC for gfx90a. The matrix covers every width
+// needed; each code object must hold the kernels the runtime will look up by name. NVRTC for sm_90 and sm_80, HIPRTC for gfx90a. The matrix covers every width
 // and dtype pair of every kernel family, with activation, bias and the feature flags
 // rotated through those rows so each value of each field is compiled somewhere.
 // CC1D_COMPILE_MATRIX=full compiles the whole cross product of widths and dtype pairs
@@ -57,10 +57,12 @@ Variant family_variant(Op op, Layout layout, int width, DType x, DType w, int ro
 struct Family {
     Op op;
     Layout layout;
+    bool small_call = false;   // backward's small-call module (bwd_small.cu)
 };
-const Family kFamilies[] = {{Op::fwd, Layout::channel_first}, {Op::fwd, Layout::channel_last},
-                            {Op::bwd, Layout::channel_first}, {Op::bwd, Layout::channel_last},
-                            {Op::update, Layout::channel_first}, {Op::varlen_fwd, Layout::channel_first},
+const Family kFamilies[] = {{Op::fwd, Layout::channel_first},      {Op::fwd, Layout::channel_last},
+                            {Op::bwd, Layout::channel_first},      {Op::bwd, Layout::channel_last},
+                            {Op::bwd, Layout::channel_first, true}, {Op::bwd, Layout::channel_last, true},
+                            {Op::update, Layout::channel_first},   {Op::varlen_fwd, Layout::channel_first},
                             {Op::varlen_fwd, Layout::channel_last}};
 
 // `stride` thins the widths for slower compilers: every `stride`-th width of 1..16,
@@ -77,7 +79,9 @@ std::vector<Variant> matrix(int width_stride, bool all_pairs) {
                 for (DType w : kDtypes) {
                     // Every dtype pair at width 4 (and everywhere in full mode); elsewhere x's own dtype.
                     if (!(full || all_pairs || width == 4 || w == x)) continue;
-                    out.push_back(family_variant(f.op, f.layout, width, x, w, rotation++));
+                    Variant v = family_variant(f.op, f.layout, width, x, w, rotation++);
+                    v.small_call = f.small_call;
+                    out.push_back(v.normalized());
                 }
         }
     }
@@ -121,8 +125,16 @@ Outcome compile_all(rtc::Compiler& compiler, const std::vector<Variant>& variant
                 const auto source = codegen::render_source(variants[i], compiler.backend());
                 const auto result = compiler.compile({source.text, source.name, target});
                 std::lock_guard<std::mutex> lock(mutex);
-                if (result.ok) {
+                // The runtime looks the kernels up by name: each must be in the code object.
+                const bool named = result.code_object.find(source.entry) != std::string::npos &&
+                                   (source.second_entry.empty() ||
+                                    result.code_object.find(source.second_entry) != std::string::npos);
+                if (result.ok && named) {
                     ++outcome.compiled;
+                } else if (result.ok) {
+                    outcome.failures.push_back(fmt::format("{} for {}: the code object lacks kernel {} or {}",
+                                                           variants[i].canonical(), target, source.entry,
+                                                           source.second_entry));
                 } else {
                     outcome.failures.push_back(fmt::format("{} for {}:\n{}", variants[i].canonical(), target,
                                                            result.log.substr(0, 2000)));

@@ -2,8 +2,8 @@
 // calls of at most CC1D_BWD_SMALL_POSITIONS positions a thread and 2^17 elements, views
 // within 2^31 elements, shared memory within 48 KiB, not switched off; as many slots a
 // channel as positions (a power of two, at most the block), the rest of the block in
-// channels. Such a call is one launch of the module's third kernel, writing dweight and
-// dbias itself.
+// channels. Such a call is one launch of the small-call variant's module, writing dweight
+// and dbias itself; that variant is one module for both modes.
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -138,30 +138,43 @@ TEST_CASE("small backward plan: larger calls, far-reaching views and switched of
     CHECK(backward::plan_small(v, call_args(2, 64, 128, Layout::channel_last)));
 }
 
-TEST_CASE("small backward call: one launch of the small-call kernel, which writes dweight and dbias itself") {
+TEST_CASE("small backward call: one launch of its module's kernel, which writes dweight and dbias itself") {
     for (Layout layout : {Layout::channel_first, Layout::channel_last})
         for (bool deterministic : {true, false}) {
             INFO("channel-last=", layout == Layout::channel_last, " deterministic=", deterministic);
             Variant v = small_variant(layout);
             v.deterministic = deterministic;
             const BackwardArgs args = call_args(2, 64, 128, layout);
+            const auto plan = backward::plan_small(v, args);
+            REQUIRE(plan.has_value());
+            v.small_call = true;
             RecordingLauncher launcher;
-            if (layout == Layout::channel_last) backward_channel_last(launcher, v, args);
-            else backward_channel_first(launcher, v, args);
+            backward::run_small(launcher, v, args, *plan);
             REQUIRE(launcher.launches.size() == 1);
             const auto& l = launcher.launches[0];
-            CHECK(l.kernel == Kernel::small);
+            CHECK(l.kernel == Kernel::main);
             CHECK(l.block.x == CC1D_BWD_SMALL_THREADS);
             CHECK(std::int64_t(l.grid.x) * l.grid.y == 64);
-            CHECK(l.shared == backward::plan_small(v, args)->shared_bytes);
+            CHECK(l.shared == plan->shared_bytes);
             CHECK(l.params.dw_mode == CC1D_DW_DIRECT);
             CHECK(l.params.small_channel_shift == 0);
-            // The same call with the small-call kernel off: main kernel first.
-            cache::test::ScopedEnv off("CC1D_DISABLE_SMALL_BACKWARD", "1");
-            RecordingLauncher main_only;
-            if (layout == Layout::channel_last) backward_channel_last(main_only, v, args);
-            else backward_channel_first(main_only, v, args);
-            REQUIRE_FALSE(main_only.launches.empty());
-            for (const auto& m : main_only.launches) CHECK(m.kernel != Kernel::small);
+            CHECK(l.params.dim == 64);
         }
+}
+
+TEST_CASE("small-call variants: one module for both modes, named apart from the main kernels' module") {
+    Variant main = small_variant(Layout::channel_last);
+    Variant small = main;
+    small.small_call = true;
+    Variant small_atomic = small;
+    small_atomic.deterministic = false;
+    CHECK(small == small_atomic);
+    CHECK_FALSE(small == main);
+    CHECK(small.entry_name() == main.entry_name() + "_small");
+    CHECK(small.canonical() == main.canonical() + ",small_call=1");
+    CHECK(Variant::parse(small.canonical()) == small);
+    // Other ops have no small-call module.
+    Variant fwd = small;
+    fwd.op = Op::fwd;
+    CHECK_FALSE(fwd.normalized().small_call);
 }

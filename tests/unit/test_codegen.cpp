@@ -46,21 +46,27 @@ TEST_CASE("backward and update sources name their second kernel; the others have
     }
 }
 
-TEST_CASE("backward sources, both layouts, carry the small-call kernel as their third; the others have none") {
+TEST_CASE("a small-call backward variant is bwd_small.cu alone, either layout; other backward modules lack it") {
     Variant v;
     v.op = Op::bwd;
     for (Layout layout : {Layout::channel_first, Layout::channel_last}) {
         v.layout = layout;
-        const auto source = codegen::render_source(v, "cuda");
-        CHECK(source.third_entry == v.entry_name() + "_small");
-        CHECK(source.text.find("#define CC1D_ENTRY_SMALL " + source.third_entry) != std::string::npos);
+        v.small_call = false;
+        auto source = codegen::render_source(v, "cuda");
+        CHECK(source.text.find(codegen::template_text("bwd_small.cu")) == std::string::npos);
+        v.small_call = true;
+        source = codegen::render_source(v, "cuda");
+        CHECK(codegen::family_template(v) == "bwd_small.cu");
         CHECK(source.text.find(codegen::template_text("bwd_small.cu")) != std::string::npos);
-    }
-    for (Op op : {Op::fwd, Op::update, Op::varlen_fwd}) {
-        v.op = op;
-        const auto source = codegen::render_source(v, "hip");
-        CHECK(source.third_entry.empty());
-        CHECK(source.text.find("CC1D_ENTRY_SMALL") == std::string::npos);
+        CHECK(source.text.find(codegen::template_text(layout == Layout::channel_last ? "bwd_channel_last.cu"
+                                                                                     : "bwd_channel_first.cu")) ==
+              std::string::npos);
+        CHECK(source.entry == v.entry_name());
+        CHECK(source.entry.size() > 6);
+        CHECK(source.entry.substr(source.entry.size() - 6) == "_small");
+        CHECK(source.second_entry.empty());
+        CHECK(source.text.find("#define CC1D_CHANNEL_LAST " + std::to_string(int(layout == Layout::channel_last))) !=
+              std::string::npos);
     }
 }
 

@@ -183,6 +183,12 @@ TEST_CASE("a feature flag that no listed op reads is an error") {
               "variants[0].state_indices"));
     CHECK(has(precompile_error(R"({"variants": [{"op": "update", "initial_states": true}]})"),
               "variants[0].initial_states"));
+    CHECK(has(precompile_error(R"({"variants": [{"op": "fwd", "small_call": true}]})"),
+              "variants[0].small_call: small_call true applies to op bwd only"));
+    // A backward's small-call module, named apart from its main module.
+    const auto small = precompile_from(R"({"variants": [{"op": "bwd", "small_call": [false, true]}]})").variants;
+    REQUIRE(small.size() == 2);
+    CHECK(small[0].small_call != small[1].small_call);
     // Allowed when one of the listed ops reads it, and `false` (the default) is always fine.
     CHECK(precompile_from(R"({"variants": [{"op": ["fwd", "update"], "seq_idx": true}]})").variants.size() == 2);
     CHECK(precompile_from(R"({"variants": [{"op": "update", "seq_idx": false}]})").variants.size() == 1);
@@ -287,6 +293,8 @@ TEST_CASE("bench config errors") {
               "cases[0].sequence: unknown field"));
     CHECK(has(bench_error(one_case(R"("op": "update", "batch": 1, "dim": 1, "width": 17)")),
               "cases[0].width: 17 is outside 1 to 16"));
+    CHECK(has(bench_error(one_case(R"("op": "bwd", "batch": 1, "dim": 1, "seqlen": 8, "small_call": true)")),
+              "cases[0].small_call: a backward call takes the small-call kernel by its size"));
     CHECK(has(bench_error(R"({"reps": 0, "cases": []})"), "cfg.json: reps: 0 is outside 1 to 100000"));
     CHECK(has(bench_error(R"({"warmup": -1, "cases": []})"), "warmup: -1 is outside"));
     CHECK(has(bench_error(R"({"cases": []})"), "cases: expected a non-empty list"));
@@ -332,8 +340,12 @@ TEST_CASE("the shipped configs load") {
     std::set<Op> ops;
     for (const Variant& v : mamba.variants) ops.insert(v.op);
     CHECK(ops.size() == 4);
-    // 72 plain fwd/bwd + 63 Mamba-2 forwards + 9 Mamba-2 backwards + 36 updates + 72 varlen.
-    CHECK(mamba.variants.size() == 72 + 63 + 9 + 36 + 72);
+    // 72 plain fwd/bwd + 63 Mamba-2 forwards + 9 Mamba-2 backwards + 36 updates + 72 varlen,
+    // and each of the 36 + 9 backwards also as its small-call module.
+    CHECK(mamba.variants.size() == 72 + 63 + 9 + 36 + 72 + 36 + 9);
+    int small_calls = 0;
+    for (const Variant& v : mamba.variants) small_calls += v.small_call && v.op == Op::bwd;
+    CHECK(small_calls == 36 + 9);
 
     const auto seeds = load_bench_config((configs / "bench/seeds.json").string());
     // Seed 002: 5 shapes x silu on/off x 3 dtypes x fwd/bwd; seed 001: 6 channel-last bwd x 3 dtypes.

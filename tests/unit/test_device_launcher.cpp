@@ -74,8 +74,8 @@ private:
     bool overlap_;
 };
 
-// Stand-ins for the kernels of a loaded module and a caller's workspace.
-int main_kernel, second_kernel, third_kernel;
+// Stand-ins for the two kernels of a loaded module and a caller's workspace.
+int main_kernel, second_kernel;
 float workspace[1 << 16];
 
 struct Call {
@@ -86,7 +86,7 @@ struct Call {
     DeviceLauncher launcher;
     explicit Call(bool overlap)
         : device(overlap),
-          kernel{nullptr, &main_kernel, &second_kernel, 1, &third_kernel},
+          kernel{nullptr, &main_kernel, &second_kernel, 1},
           launcher(device, 0, kernel, nullptr, counters, pool, workspace, sizeof(workspace)) {}
 };
 
@@ -106,19 +106,6 @@ TEST_CASE("device launcher: the first kernel of a call is a plain launch, later 
     CHECK(call.device.launches[1].overlapped);
     CHECK_FALSE(call.device.launches[2].overlapped);   // a plain request stays plain
     CHECK(call.counters.launches == 3);
-}
-
-TEST_CASE("device launcher: each kernel of the module by its name; a missing one is an error, nothing launched") {
-    Call call(true);
-    call.launcher.launch(launch::Kernel::small, kGrid, kBlock, 0, nullptr, 0);
-    call.launcher.launch(launch::Kernel::registers, kGrid, kBlock, 0, nullptr, 0);
-    REQUIRE(call.device.launches.size() == 2);
-    CHECK(call.device.launches[0].function == &third_kernel);
-    CHECK(call.device.launches[1].function == &second_kernel);
-    call.kernel.third = nullptr;
-    CHECK_THROWS_WITH_AS(call.launcher.launch(launch::Kernel::small, kGrid, kBlock, 0, nullptr, 0),
-                         doctest::Contains("no such kernel"), Error);
-    CHECK(call.device.launches.size() == 2);
 }
 
 TEST_CASE("device launcher: an empty grid launches nothing and leaves the next kernel the call's first") {

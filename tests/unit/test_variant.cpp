@@ -44,7 +44,7 @@ TEST_CASE("every distinct variant gets a distinct key, entry name and packed num
         for (Layout layout : {Layout::channel_first, Layout::channel_last})
             for (int width : {1, 2, 16})
                 for (DType x : {DType::fp32, DType::fp16, DType::bf16})
-                    for (int flags = 0; flags < 64; ++flags) {
+                    for (int flags = 0; flags < 128; ++flags) {
                         Variant v;
                         v.op = op;
                         v.layout = layout;
@@ -57,6 +57,7 @@ TEST_CASE("every distinct variant gets a distinct key, entry name and packed num
                         v.initial_states = flags & 8;
                         v.final_states = flags & 16;
                         v.cache_seqlens = flags & 32;
+                        v.small_call = flags & 64;
                         const std::string text = v.canonical();
                         if (!texts.insert(text).second) continue;   // normalized duplicate
                         ++count;

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "api/launch/backward_plan.hpp"
-#include "api/launch/backward_small.hpp"
 #include "api/launch/launch_util.hpp"
 
 namespace cc1d::launch {
@@ -94,7 +93,6 @@ Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm
 }  // namespace backward
 
 void backward_channel_first(Launcher& launcher, const Variant& variant, const BackwardArgs& args) {
-    if (const auto small = backward::plan_small(variant, args)) return backward::run_small(launcher, variant, args, *small);
     const backward::Plan plan = backward::plan_channel_first(variant, args, launcher.multiprocessor_count());
     backward::run(launcher, variant, args, plan, backward::make_params(variant, args));
 }

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "api/launch/backward_plan.hpp"
-#include "api/launch/backward_small.hpp"
 #include "api/launch/launch_util.hpp"
 
 namespace cc1d::launch {
@@ -114,7 +113,6 @@ Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_
 }  // namespace backward
 
 void backward_channel_last(Launcher& launcher, const Variant& variant, const BackwardArgs& args) {
-    if (const auto small = backward::plan_small(variant, args)) return backward::run_small(launcher, variant, args, *small);
     const backward::Plan plan = backward::plan_channel_last(variant, args, launcher.multiprocessor_count());
     backward::run(launcher, variant, args, plan, backward::make_params(variant, args));
 }

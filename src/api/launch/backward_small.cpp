@@ -76,7 +76,7 @@ void run_small(Launcher& launcher, const Variant& variant, const BackwardArgs& a
     p.small_channel_shift = plan.channel_shift;
     device::Dim3 block;
     block.x = CC1D_BWD_SMALL_THREADS;
-    launcher.launch(Kernel::small, util::flat_grid(plan.blocks), block, plan.shared_bytes, &p, sizeof(p));
+    launcher.launch(Kernel::main, util::flat_grid(plan.blocks), block, plan.shared_bytes, &p, sizeof(p));
 }
 
 }  // namespace cc1d::launch::backward

@@ -1,5 +1,7 @@
-// Small backward calls in one launch: the module's third kernel (bwd_small.cu), a block
-// holding every position of its channels, so neither a walk nor a reduce kernel runs.
+// Small backward calls in one launch: bwd_small.cu, the module of a small-call variant
+// (Variant::small_call, compiled only when such a call comes), a block holding every
+// position of its channels, so neither a walk nor a reduce kernel runs. The Runtime asks
+// plan_small first and picks the variant and launcher from its answer.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +25,8 @@ struct SmallPlan {
 // set (read per call, so tests can run a call both ways).
 std::optional<SmallPlan> plan_small(const Variant& variant, const BackwardArgs& args);
 
-// Launches the small kernel with `plan`; dweight/dbias are written (or added to) directly.
+// Launches the small-call kernel (the main kernel of `variant`'s module, a small-call
+// variant) with `plan`; dweight/dbias are written (or added to) directly.
 void run_small(Launcher& launcher, const Variant& variant, const BackwardArgs& args, const SmallPlan& plan);
 
 }  // namespace cc1d::launch::backward

@@ -11,11 +11,10 @@
 
 namespace cc1d::launch {
 
-// Kernel functions of one module: the family's main kernel, its second one
+// Kernel functions of one module: the family's main kernel and its second one
 // (codegen::second_kernel): backward's fixed-order reduction of the dweight/dbias
-// partials, update's registers path, the channel-last forward's short-chunk kernel; and
-// its third (codegen::third_kernel): backward's whole-call kernel for small calls.
-enum class Kernel { main = 0, reduce = 1, registers = 1, short_chunks = 1, small = 2 };
+// partials, update's registers path, the channel-last forward's short-chunk kernel.
+enum class Kernel { main = 0, reduce = 1, registers = 1, short_chunks = 1 };
 
 class Launcher {
 public:
