@@ -26,9 +26,10 @@ constexpr int kBsThreadsLog2 = 8;
 static_assert((1 << kBsThreadsLog2) == CC1D_BWD_SMALL_THREADS, "the small kernel's block is 2^kBsThreadsLog2 threads");
 
 // n / d for 0 <= n < 2^16 and 1 <= d < 2^16 (every index this kernel splits; the plan
-// keeps B * (L + K) below 2^16): one multiply by m = ceil(2^32 / d), exact since
-// n * (m - 2^32 / d) < 2^16 stays below the 1 / d that separates n / d from the next
-// integer. A division by a runtime value is a chain of ~40 instructions.
+// keeps B * (L + K) below 2^16): (n * m) >> 32 with m = ceil(2^32 / d) is exact, since
+// n * m / 2^32 exceeds n / d by less than n / 2^32 < 2^-16, less than the 1 / d between
+// n / d and the next integer. A division by a runtime value is a chain of ~40
+// instructions.
 struct bs_divisor {
     unsigned long long m;
 };

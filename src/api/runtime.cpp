@@ -90,9 +90,10 @@ void Runtime::backward(const BackwardArgs& args, void* stream) {
     // A small call runs in one launch, from a module of its own (backward_small.hpp).
     if (const auto small = launch::backward::plan_small(variant, args)) {
         variant.small_call = true;
-        run_op(*impl_, variant, args, stream, [&small](launch::Launcher& launcher, const Variant& v, const BackwardArgs& a) {
+        auto launch_small = [&small](launch::Launcher& launcher, const Variant& v, const BackwardArgs& a) {
             launch::backward::run_small(launcher, v, a, *small);
-        });
+        };
+        run_op(*impl_, variant, args, stream, launch_small);
         return;
     }
     // An empty x still defines dweight/dbias (zero, or unchanged with accumulate): the

@@ -37,6 +37,9 @@ std::optional<SmallPlan> plan_small(const Variant& variant, const BackwardArgs& 
     const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
     const std::int64_t positions = batch * seqlen;
     if (positions < 1 || dim < 1) return std::nullopt;
+    // (So B * (L + K) <= 16 * 1,024 < 2^16, the bound the kernel's index split needs.)
+    static_assert(CC1D_BWD_SMALL_POSITIONS * CC1D_BWD_SMALL_THREADS * Variant::max_width < (1 << 16),
+                  "bwd_small.cu splits indices below 2^16 by multiplies");
     if (positions > std::int64_t(CC1D_BWD_SMALL_POSITIONS) * CC1D_BWD_SMALL_THREADS) return std::nullopt;
     if (positions * dim > kSmallMaxElements) return std::nullopt;
     for (const Tensor* t : {&args.x, &args.dout, &args.dx, &args.seq_idx, &args.initial_states, &args.dinitial_states,

@@ -15,14 +15,14 @@ struct SmallPlan {
     int channel_shift = 0;      // a block owns 2^channel_shift channels ...
     int slots = 0;              // ... and this many threads (position slots) per channel
     std::int64_t blocks = 0;
-    unsigned shared_bytes = 0;  // g of every position, then the lane groups' sums
+    unsigned shared_bytes = 0;  // the staged rows of x̃ (or the lane groups' sums), g, the ids
 };
 
 // The plan when the call fits the small kernel: at least one position, at most
 // CC1D_BWD_SMALL_POSITIONS a thread, few elements in all (beyond that the main kernels'
 // vector loads win), views within 2^31 elements (32-bit offsets) and its shared memory
-// within what a block gets without opting in. nullopt otherwise, or when CC1D_DISABLE_SMALL_BACKWARD is
-// set (read per call, so tests can run a call both ways).
+// within what a block gets without opting in. nullopt otherwise, or when
+// CC1D_DISABLE_SMALL_BACKWARD is set (read per call, so tests can run a call both ways).
 std::optional<SmallPlan> plan_small(const Variant& variant, const BackwardArgs& args);
 
 // Launches the small-call kernel (the main kernel of `variant`'s module, a small-call
