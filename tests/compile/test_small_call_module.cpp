@@ -1,0 +1,150 @@
+// A small backward call's way from the plan to a launch, on the host: backward::plan_small
+// takes it, the small-call variant's module is compiled by the real NVRTC through the
+// KernelStore (as the Runtime does), its kernel is looked up by the name the code object
+// holds (and no reduce kernel is asked for), and the DeviceLauncher launches that
+// function with the plan's geometry. A fake device stands in for the GPU: it keeps the
+// code object and hands out the functions it names.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/device_launcher.hpp"
+#include "api/kernel_store.hpp"
+#include "api/launch/backward_small.hpp"
+#include "api/workspace_pool.hpp"
+#include "cache/disk_cache.hpp"
+#include "common/env.hpp"
+#include "common/fail.hpp"
+#include "params.h"
+#include "rtc/compiler.hpp"
+
+using namespace cc1d;
+
+namespace {
+
+class ModuleDevice final : public device::Device {
+public:
+    std::string code;                     // the last code object loaded
+    std::vector<std::string> looked_up;   // function names asked for
+    std::vector<std::string> launched;    // the name of each launched function
+    device::Dim3 grid, block;
+    unsigned shared = 0;
+    cc1d_bwd_params params{};
+
+    std::string backend() const override { return "cuda"; }
+    int current_device() override { return 0; }
+    int device_count() override { return 1; }
+    std::string target(int) override { return "sm_90"; }
+    std::string name(int) override { return "module device"; }
+    int multiprocessor_count(int) override { return 132; }
+    void check_stream(void*, int) override {}
+    void* load_module(const std::string& code_object) override {
+        code = code_object;
+        return &code;
+    }
+    void unload_module(void*) noexcept override {}
+    void* get_function(void*, const std::string& function) override {
+        looked_up.push_back(function);
+        if (code.find(function) == std::string::npos) fail(ErrorCode::device_error, "no kernel named {}", function);
+        names_.push_back(std::make_unique<std::string>(function));
+        return names_.back().get();
+    }
+    int resident_blocks_per_multiprocessor(void*) override { return 4; }
+    void launch(void* function, device::Dim3 g, device::Dim3 b, unsigned s, void*, const void* p,
+                std::size_t size) override {
+        launched.push_back(*static_cast<std::string*>(function));
+        grid = g, block = b, shared = s;
+        REQUIRE(size == sizeof(params));
+        std::memcpy(&params, p, size);
+    }
+    bool overlapped_launches(int) override { return false; }
+    void launch_overlapped(void* function, device::Dim3 g, device::Dim3 b, unsigned s, void* stream, const void* p,
+                           std::size_t size) override {
+        launch(function, g, b, s, stream, p, size);
+    }
+    void* allocate(std::size_t) override { return unused("allocate"); }
+    void release(void*) noexcept override {}
+    void copy_to_device(void*, const void*, std::size_t) override { unused("copy_to_device"); }
+    void copy_to_host(void*, const void*, std::size_t) override { unused("copy_to_host"); }
+    void copy_device_to_device_async(void*, const void*, std::size_t, void*) override { unused("copy"); }
+    void fill_bytes(void*, unsigned char, std::size_t) override { unused("fill_bytes"); }
+    void synchronize() override {}
+    void* create_event() override { return unused("create_event"); }
+    void destroy_event(void*) noexcept override {}
+    void record_event(void*, void*) override { unused("record_event"); }
+    float elapsed_ms(void*, void*) override { return 0.0f; }
+    void* create_stream() override { return unused("create_stream"); }
+    void destroy_stream(void*) noexcept override {}
+    void synchronize_stream(void*) override {}
+    void begin_capture(void*) override { unused("begin_capture"); }
+    void* end_capture(void*) override { return unused("end_capture"); }
+    void launch_graph(void*, void*) override { unused("launch_graph"); }
+    void destroy_graph(void*) noexcept override {}
+
+private:
+    static void* unused(const char* what) {
+        FAIL(what << " is not expected here");
+        return nullptr;
+    }
+    std::vector<std::unique_ptr<std::string>> names_;
+};
+
+const void* address(int slot) { return reinterpret_cast<const void*>(std::uintptr_t(0x10000000) * (slot + 1)); }
+
+}  // namespace
+
+TEST_CASE("a small backward call compiles its own module and launches the kernel named in it") {
+    try {
+        rtc::open_nvrtc();
+    } catch (const std::exception& e) {
+        if (env::flag("CI")) FAIL("NVRTC is required in CI: " << e.what());
+        std::cout << "SKIPPED: small-call module: " << e.what() << "\n";
+        return;
+    }
+    for (Layout layout : {Layout::channel_first, Layout::channel_last}) {
+        INFO("channel-last=", layout == Layout::channel_last);
+        const std::int64_t B = 2, D = 64, L = 128;
+        const bool cl = layout == Layout::channel_last;
+        const std::vector<std::int64_t> st = cl ? std::vector<std::int64_t>{L * D, 1, D} : std::vector<std::int64_t>{D * L, L, 1};
+        const std::initializer_list<std::int64_t> strides = {st[0], st[1], st[2]};
+        BackwardArgs args;
+        args.x = Tensor(address(0), DType::bf16, {B, D, L}, strides);
+        args.dout = Tensor(address(1), DType::bf16, {B, D, L}, strides);
+        args.dx = Tensor(const_cast<void*>(address(2)), DType::bf16, {B, D, L}, strides);
+        args.weight = Tensor(address(3), DType::bf16, {D, 4});
+        args.dweight = Tensor(const_cast<void*>(address(4)), DType::fp32, {D, 4});
+        Variant variant;
+        variant.op = Op::bwd;
+        variant.layout = layout;
+        variant.width = 4;
+        variant.x_dtype = variant.weight_dtype = DType::bf16;
+        variant.deterministic = false;   // either mode: the one module
+
+        const auto plan = launch::backward::plan_small(variant, args);
+        REQUIRE(plan.has_value());
+        variant.small_call = true;
+        cache::DiskCacheConfig config;
+        config.enabled = false;
+        cache::DiskCache disk(config);
+        StoreCounters counters;
+        KernelStore store(disk, counters);
+        ModuleDevice device;
+        const LoadedKernel& kernel = store.get(device, 0, variant);
+        CHECK(device.looked_up == std::vector<std::string>{variant.entry_name()});   // no reduce kernel
+        CHECK(kernel.second == nullptr);
+        WorkspacePool pool;
+        DeviceLauncher launcher(device, 0, kernel, nullptr, counters, pool, nullptr, 0);
+        launch::backward::run_small(launcher, variant, args, *plan);
+        REQUIRE(device.launched.size() == 1);
+        CHECK(device.launched[0] == variant.entry_name());
+        CHECK(device.block.x == CC1D_BWD_SMALL_THREADS);
+        CHECK(std::int64_t(device.grid.x) * device.grid.y == plan->blocks);
+        CHECK(device.shared == plan->shared_bytes);
+        CHECK(device.params.dw_mode == CC1D_DW_DIRECT);
+        CHECK(device.params.x == args.x.data);
+    }
+}
