@@ -11,7 +11,7 @@
 #include <doctest/doctest.h>
 
 #include "api/launch/backward_small.hpp"
-#include "cache_test_support.hpp"
+#include "support/scoped_env.hpp"
 #include "params.h"
 
 using namespace cc1d;
@@ -131,8 +131,11 @@ TEST_CASE("small backward plan: larger calls, far-reaching views and switched of
     BackwardArgs far = call_args(2, 64, 128, Layout::channel_last);
     far.dout = Tensor(address(1), DType::bf16, {2, 64, 128}, {std::int64_t(1) << 31, 1, 64});
     CHECK_FALSE(backward::plan_small(v, far));
+    // The same with a negative stride: offsets down to -2^31 do not fit either.
+    far.dout = Tensor(address(1), DType::bf16, {2, 64, 128}, {-(std::int64_t(1) << 31), 1, 64});
+    CHECK_FALSE(backward::plan_small(v, far));
     {
-        cache::test::ScopedEnv off("CC1D_DISABLE_SMALL_BACKWARD", "1");
+        test::ScopedEnv off("CC1D_DISABLE_SMALL_BACKWARD", "1");
         CHECK_FALSE(backward::plan_small(v, call_args(2, 64, 128, Layout::channel_last)));
     }
     CHECK(backward::plan_small(v, call_args(2, 64, 128, Layout::channel_last)));

@@ -16,12 +16,13 @@ constexpr std::int64_t kSmallMaxElements = std::int64_t(1) << 17;
 // Dynamic shared memory any block may have without opting in to more.
 constexpr std::int64_t kSmallSharedBytes = 48 * 1024;
 
-// The kernel's offsets are 32-bit: every element a tensor's view reaches must lie within
-// 2^31 - 1 elements of its start (strides are non-negative).
+// The kernel's offsets are 32-bit: every element a tensor's view reaches, and every
+// partial sum of an offset on the way (strides may be negative), must lie within
+// 2^31 - 1 elements of its start.
 bool offsets_fit_int32(const Tensor& t) {
     if (!t.present() || t.numel() == 0) return true;
     std::int64_t reach = 0;
-    for (int i = 0; i < t.rank; ++i) reach += (t.shape[i] - 1) * t.strides[i];
+    for (int i = 0; i < t.rank; ++i) reach += (t.shape[i] - 1) * (t.strides[i] < 0 ? -t.strides[i] : t.strides[i]);
     return reach < (std::int64_t(1) << 31);
 }
 
