@@ -3,12 +3,9 @@
 // reduce launch (CC1D_DISABLE_SMALL_BACKWARD, read per call).
 #pragma once
 
-#include <cstdlib>
-#include <optional>
-#include <string>
-
 #include "api/launch/backward_small.hpp"
 #include "api/validate.hpp"
+#include "support/scoped_env.hpp"
 
 namespace cc1d::test {
 
@@ -18,22 +15,8 @@ inline bool takes_small_backward_kernel(const BackwardArgs& args) {
 }
 
 // While alive, backward calls run through the main kernels only.
-class MainBackwardKernelsOnly {
-public:
-    MainBackwardKernelsOnly() {
-        if (const char* old = std::getenv(kName)) old_ = std::string(old);
-        ::setenv(kName, "1", 1);
-    }
-    ~MainBackwardKernelsOnly() {
-        if (old_) ::setenv(kName, old_->c_str(), 1);
-        else ::unsetenv(kName);
-    }
-    MainBackwardKernelsOnly(const MainBackwardKernelsOnly&) = delete;
-    MainBackwardKernelsOnly& operator=(const MainBackwardKernelsOnly&) = delete;
-
-private:
-    static constexpr const char* kName = "CC1D_DISABLE_SMALL_BACKWARD";
-    std::optional<std::string> old_;
+struct MainBackwardKernelsOnly : ScopedEnv {
+    MainBackwardKernelsOnly() : ScopedEnv("CC1D_DISABLE_SMALL_BACKWARD", "1") {}
 };
 
 }  // namespace cc1d::test

@@ -21,6 +21,7 @@
 #include "cache/file_system.hpp"
 #include "common/log.hpp"
 #include "common/version.hpp"
+#include "support/scoped_env.hpp"
 
 namespace cc1d::cache::test {
 
@@ -195,25 +196,7 @@ inline std::size_t files_under(const std::string& root) {
 
 namespace cc1d::cache::test {
 
-// Sets (or unsets, with nullptr) an environment variable for one scope.
-class ScopedEnv {
-public:
-    ScopedEnv(const char* name, const char* value) : name_(name) {
-        if (const char* old = std::getenv(name)) old_ = std::string(old);
-        if (value) ::setenv(name, value, 1);
-        else ::unsetenv(name);
-    }
-    ~ScopedEnv() {
-        if (old_) ::setenv(name_.c_str(), old_->c_str(), 1);
-        else ::unsetenv(name_.c_str());
-    }
-    ScopedEnv(const ScopedEnv&) = delete;
-    ScopedEnv& operator=(const ScopedEnv&) = delete;
-
-private:
-    std::string name_;
-    std::optional<std::string> old_;
-};
+using cc1d::test::ScopedEnv;
 
 }  // namespace cc1d::cache::test
 
