@@ -21,12 +21,13 @@
 #include "common/fail.hpp"
 #include "params.h"
 #include "rtc/compiler.hpp"
+#include "support/fake_device.hpp"
 
 using namespace cc1d;
 
 namespace {
 
-class ModuleDevice final : public device::Device {
+class ModuleDevice final : public test::FakeDevice {
 public:
     std::string code;                     // the last code object loaded
     std::vector<std::string> looked_up;   // function names asked for
@@ -35,18 +36,10 @@ public:
     unsigned shared = 0;
     cc1d_bwd_params params{};
 
-    std::string backend() const override { return "cuda"; }
-    int current_device() override { return 0; }
-    int device_count() override { return 1; }
-    std::string target(int) override { return "sm_90"; }
-    std::string name(int) override { return "module device"; }
-    int multiprocessor_count(int) override { return 132; }
-    void check_stream(void*, int) override {}
     void* load_module(const std::string& code_object) override {
         code = code_object;
         return &code;
     }
-    void unload_module(void*) noexcept override {}
     void* get_function(void*, const std::string& function) override {
         looked_up.push_back(function);
         if (code.find(function) == std::string::npos) fail(ErrorCode::device_error, "no kernel named {}", function);
@@ -61,35 +54,8 @@ public:
         REQUIRE(size == sizeof(params));
         std::memcpy(&params, p, size);
     }
-    bool overlapped_launches(int) override { return false; }
-    void launch_overlapped(void* function, device::Dim3 g, device::Dim3 b, unsigned s, void* stream, const void* p,
-                           std::size_t size) override {
-        launch(function, g, b, s, stream, p, size);
-    }
-    void* allocate(std::size_t) override { return unused("allocate"); }
-    void release(void*) noexcept override {}
-    void copy_to_device(void*, const void*, std::size_t) override { unused("copy_to_device"); }
-    void copy_to_host(void*, const void*, std::size_t) override { unused("copy_to_host"); }
-    void copy_device_to_device_async(void*, const void*, std::size_t, void*) override { unused("copy"); }
-    void fill_bytes(void*, unsigned char, std::size_t) override { unused("fill_bytes"); }
-    void synchronize() override {}
-    void* create_event() override { return unused("create_event"); }
-    void destroy_event(void*) noexcept override {}
-    void record_event(void*, void*) override { unused("record_event"); }
-    float elapsed_ms(void*, void*) override { return 0.0f; }
-    void* create_stream() override { return unused("create_stream"); }
-    void destroy_stream(void*) noexcept override {}
-    void synchronize_stream(void*) override {}
-    void begin_capture(void*) override { unused("begin_capture"); }
-    void* end_capture(void*) override { return unused("end_capture"); }
-    void launch_graph(void*, void*) override { unused("launch_graph"); }
-    void destroy_graph(void*) noexcept override {}
 
 private:
-    static void* unused(const char* what) {
-        FAIL(what << " is not expected here");
-        return nullptr;
-    }
     std::vector<std::unique_ptr<std::string>> names_;
 };
 

@@ -5,12 +5,12 @@
 // channels. Such a call is one launch of the small-call variant's module, writing dweight
 // and dbias itself; that variant is one module for both modes.
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 #include <doctest/doctest.h>
 
 #include "api/launch/backward_small.hpp"
+#include "support/recording_launcher.hpp"
 #include "support/scoped_env.hpp"
 #include "params.h"
 
@@ -50,29 +50,6 @@ BackwardArgs call_args(std::int64_t B, std::int64_t D, std::int64_t L, Layout la
     a.activation = Activation::silu;
     return a;
 }
-
-struct RecordingLauncher final : Launcher {
-    struct Launch {
-        Kernel kernel;
-        device::Dim3 grid, block;
-        unsigned shared;
-        cc1d_bwd_params params;
-    };
-    std::vector<Launch> launches;
-    void launch(Kernel kernel, device::Dim3 grid, device::Dim3 block, unsigned shared, const void* p,
-                std::size_t size) override {
-        REQUIRE(size == sizeof(cc1d_bwd_params));
-        launches.push_back({kernel, grid, block, shared, {}});
-        std::memcpy(&launches.back().params, p, size);
-    }
-    void launch_overlapped(Kernel kernel, device::Dim3 grid, device::Dim3 block, unsigned shared, const void* p,
-                           std::size_t size) override {
-        launch(kernel, grid, block, shared, p, size);
-    }
-    int multiprocessor_count() override { return 132; }
-    int main_resident_blocks() override { return 4; }
-    void* workspace(std::size_t) override { return const_cast<void*>(address(7)); }
-};
 
 }  // namespace
 
@@ -151,7 +128,7 @@ TEST_CASE("small backward call: one launch of its module's kernel, which writes 
             const auto plan = backward::plan_small(v, args);
             REQUIRE(plan.has_value());
             v.small_call = true;
-            RecordingLauncher launcher;
+            test::RecordingLauncher<cc1d_bwd_params> launcher;
             backward::run_small(launcher, v, args, *plan);
             REQUIRE(launcher.launches.size() == 1);
             const auto& l = launcher.launches[0];

@@ -11,6 +11,7 @@
 #include "api/device_launcher.hpp"
 #include "api/launch/backward_plan.hpp"
 #include "common/fail.hpp"
+#include "support/fake_device.hpp"
 
 using namespace cc1d;
 
@@ -22,7 +23,7 @@ struct Launch {
 };
 
 // Records launches; everything else a launcher must not need here fails the test.
-class RecordingDevice final : public device::Device {
+class RecordingDevice final : public test::FakeDevice {
 public:
     explicit RecordingDevice(bool overlap) : overlap_(overlap) {}
     std::vector<Launch> launches;
@@ -35,42 +36,8 @@ public:
                            std::size_t) override {
         launches.push_back({function, true});
     }
-    int multiprocessor_count(int) override { return 132; }
-
-    std::string backend() const override { return "recording"; }
-    int current_device() override { return 0; }
-    int device_count() override { return 1; }
-    std::string target(int) override { return unused<std::string>("target"); }
-    std::string name(int) override { return unused<std::string>("name"); }
-    void check_stream(void*, int) override {}
-    void* load_module(const std::string&) override { return unused<void*>("load_module"); }
-    void unload_module(void*) noexcept override {}
-    void* get_function(void*, const std::string&) override { return unused<void*>("get_function"); }
-    int resident_blocks_per_multiprocessor(void*) override { return unused<int>("resident_blocks"); }
-    void* allocate(std::size_t) override { return unused<void*>("allocate"); }
-    void release(void*) noexcept override {}
-    void copy_to_device(void*, const void*, std::size_t) override { unused<int>("copy_to_device"); }
-    void copy_to_host(void*, const void*, std::size_t) override { unused<int>("copy_to_host"); }
-    void copy_device_to_device_async(void*, const void*, std::size_t, void*) override { unused<int>("copy"); }
-    void fill_bytes(void*, unsigned char, std::size_t) override { unused<int>("fill_bytes"); }
-    void synchronize() override {}
-    void* create_event() override { return unused<void*>("create_event"); }
-    void destroy_event(void*) noexcept override {}
-    void record_event(void*, void*) override { unused<int>("record_event"); }
-    float elapsed_ms(void*, void*) override { return unused<float>("elapsed_ms"); }
-    void* create_stream() override { return unused<void*>("create_stream"); }
-    void destroy_stream(void*) noexcept override {}
-    void synchronize_stream(void*) override {}
-    void begin_capture(void*) override { unused<int>("begin_capture"); }
-    void* end_capture(void*) override { return unused<void*>("end_capture"); }
-    void launch_graph(void*, void*) override { unused<int>("launch_graph"); }
-    void destroy_graph(void*) noexcept override {}
 
 private:
-    template <typename T> static T unused(const char* what) {
-        FAIL(what << " is not expected of a launcher");
-        return T{};
-    }
     bool overlap_;
 };
 

@@ -7,7 +7,6 @@
 // kernel.
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <initializer_list>
 #include <utility>
 #include <vector>
@@ -18,6 +17,7 @@
 #include "api/launch/launch.hpp"
 #include "codegen/render.hpp"
 #include "params.h"
+#include "support/recording_launcher.hpp"
 
 using cc1d::launch::forward::plan_channel_last_window;
 using cc1d::launch::forward::window_batch_rows;
@@ -125,27 +125,6 @@ TEST_CASE("window kernel: 16-bit x up to width 8, the shared-memory tile elsewhe
 
 namespace {
 
-// Records what a launch would run; nothing reaches a device.
-struct RecordingLauncher final : cc1d::launch::Launcher {
-    int resident = 4;
-    std::vector<cc1d::launch::Kernel> kernels;
-    std::vector<cc1d_fwd_params> params;
-    void launch(cc1d::launch::Kernel kernel, cc1d::device::Dim3, cc1d::device::Dim3, unsigned, const void* p,
-                std::size_t size) override {
-        REQUIRE(size == sizeof(cc1d_fwd_params));
-        kernels.push_back(kernel);
-        params.emplace_back();
-        std::memcpy(&params.back(), p, size);
-    }
-    void launch_overlapped(cc1d::launch::Kernel kernel, cc1d::device::Dim3 grid, cc1d::device::Dim3 block,
-                           unsigned shared, const void* p, std::size_t size) override {
-        launch(kernel, grid, block, shared, p, size);
-    }
-    int multiprocessor_count() override { return kH100; }
-    int main_resident_blocks() override { return resident; }
-    void* workspace(std::size_t) override { return nullptr; }
-};
-
 // The kernel and chunk a channel-last forward call of (B, D, L) runs with (fake, aligned
 // device addresses: only the launch is recorded).
 std::pair<cc1d::launch::Kernel, std::int64_t> launched(std::int64_t B, std::int64_t D, std::int64_t L, int width,
@@ -162,10 +141,11 @@ std::pair<cc1d::launch::Kernel, std::int64_t> launched(std::int64_t B, std::int6
     v.width = width;
     v.x_dtype = v.weight_dtype = x;
     v.seq_idx = seq_idx;
-    RecordingLauncher launcher;
+    cc1d::test::RecordingLauncher<cc1d_fwd_params> launcher;
+    launcher.sm_count = kH100;
     cc1d::launch::forward_channel_last(launcher, v, args);
-    REQUIRE(launcher.kernels.size() == 1);
-    return {launcher.kernels[0], launcher.params[0].chunk_len};
+    REQUIRE(launcher.launches.size() == 1);
+    return {launcher.launches[0].kernel, launcher.launches[0].params.chunk_len};
 }
 
 }  // namespace

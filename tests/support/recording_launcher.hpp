@@ -1,0 +1,43 @@
+// A Launcher for host tests of the launch code: it records every launch (kernel,
+// geometry, shared memory and the parameter block, of type Params) and reaches no
+// device. Header-only (uses doctest).
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "api/launch/launch.hpp"
+
+namespace cc1d::test {
+
+template <typename Params>
+struct RecordingLauncher final : launch::Launcher {
+    struct Launch {
+        launch::Kernel kernel;
+        device::Dim3 grid, block;
+        unsigned shared;
+        Params params;
+    };
+    int sm_count = 132;
+    int resident = 4;
+    void* workspace_address = nullptr;
+    std::vector<Launch> launches;
+
+    void launch(launch::Kernel kernel, device::Dim3 grid, device::Dim3 block, unsigned shared, const void* p,
+                std::size_t size) override {
+        REQUIRE(size == sizeof(Params));
+        launches.push_back({kernel, grid, block, shared, {}});
+        std::memcpy(&launches.back().params, p, size);
+    }
+    void launch_overlapped(launch::Kernel kernel, device::Dim3 grid, device::Dim3 block, unsigned shared,
+                           const void* p, std::size_t size) override {
+        launch(kernel, grid, block, shared, p, size);
+    }
+    int multiprocessor_count() override { return sm_count; }
+    int main_resident_blocks() override { return resident; }
+    void* workspace(std::size_t) override { return workspace_address; }
+};
+
+}  // namespace cc1d::test
