@@ -81,12 +81,13 @@ void forward_case(Layout layout, DType dtype, bool seq_idx, std::uint32_t seed) 
     check_same_bytes("final_states", final_states, eager_final);
 }
 
-// Several parts per channel group (9 rows of 1031 steps), so the call launches the main
-// kernel and the reduce kernel (deterministic) or the zeroing and the main kernel (atomic).
-void backward_case(Layout layout, bool deterministic, std::uint32_t seed) {
+// B x L = 9 x 1031 has several parts per channel group, so the call launches the main
+// kernel and the reduce kernel (deterministic) or the zeroing and the main kernel (atomic);
+// 2 x 129 is a small call, one launch of the small-call kernel (backward_small.cpp).
+void backward_case(Layout layout, bool deterministic, std::int64_t B, std::int64_t L, std::uint32_t seed) {
     const bool cl = layout == Layout::channel_last;
     std::mt19937 rng(seed);
-    const std::int64_t B = 9, D = 67, L = 1031, W = 4;
+    const std::int64_t D = 67, W = 4;
     const DType dtype = DType::bf16;
     TestTensor x(dtype, {B, D, L}, view_kind(0, cl)), dout(dtype, {B, D, L}, view_kind(1, cl));
     TestTensor weight(dtype, {D, W}), bias(dtype, {D});
@@ -201,14 +202,16 @@ TEST_CASE("graph capture: forward replays bit-exactly") {
         }
 }
 
-TEST_CASE("graph capture: backward replays bit-exactly (its two or three launches in order)") {
+TEST_CASE("graph capture: backward replays bit-exactly (its one to three launches in order)") {
     std::uint64_t index = 0;
-    for (Layout layout : {Layout::channel_first, Layout::channel_last})
-        for (bool deterministic : {true, false}) {
-            const std::uint32_t seed = case_seed(54, index++);
-            INFO(std::string(to_string(layout)), " bf16 W=4 silu bias deterministic=", deterministic, " | seed ", seed);
-            backward_case(layout, deterministic, seed);
-        }
+    for (const auto& [B, L] : {std::pair<std::int64_t, std::int64_t>{9, 1031}, {2, 129}})
+        for (Layout layout : {Layout::channel_first, Layout::channel_last})
+            for (bool deterministic : {true, false}) {
+                const std::uint32_t seed = case_seed(54, index++);
+                INFO(std::string(to_string(layout)), " bf16 ", B, "x67x", L, " W=4 silu bias deterministic=",
+                     deterministic, " | seed ", seed);
+                backward_case(layout, deterministic, B, L, seed);
+            }
 }
 
 TEST_CASE("graph capture: update replays bit-exactly") {
