@@ -78,7 +78,7 @@ TEST_CASE("a missing file or a folder is a config error naming it") {
     CHECK(has(config_error([&] { read_json_file(dir.string()); }), "is a folder"));
 
     const auto path = dir / "cc1d_test_config_read.json";
-    std::ofstream(path) << R"({"variants": [{"op": "bwd"}]})";
+    std::ofstream(path) << R"({"variants": [{"op": "fwd"}]})";
     CHECK(load_precompile_config(path.string()).variants.size() == 1);
     std::filesystem::remove(path);
 }
@@ -90,7 +90,8 @@ TEST_CASE("the design's precompile example expands to every combination") {
           "width": [2, 3, 4], "x_dtype": ["fp32", "fp16", "bf16"], "weight_dtype": "same",
           "activation": ["none", "silu"], "bias": true } ] })");
     CHECK(config.targets == std::vector<std::string>{"sm_80", "sm_90", "gfx90a", "gfx942"});
-    REQUIRE(config.variants.size() == 2 * 2 * 3 * 3 * 2);
+    // 72 fwd/bwd combinations, and each of the 36 backwards also as its small-call module.
+    REQUIRE(config.variants.size() == 2 * 2 * 3 * 3 * 2 + 36);
     std::set<std::string> texts;
     for (const Variant& v : config.variants) {
         texts.insert(v.canonical());
@@ -104,6 +105,7 @@ TEST_CASE("the design's precompile example expands to every combination") {
           "final_states=0");
     CHECK(config.variants[1].activation == Activation::silu);
     CHECK(config.variants.back().op == Op::bwd);
+    CHECK(config.variants.back().small_call);
 }
 
 TEST_CASE("omitted fields take the Variant defaults; aliases are accepted") {
@@ -131,10 +133,11 @@ TEST_CASE("weight_dtype \"same\" follows each x dtype; lists mix") {
 }
 
 TEST_CASE("duplicates are removed after normalization, across sets; targets too") {
-    // deterministic only matters to bwd: fwd x {true, false} is one variant.
+    // deterministic only matters to bwd: fwd x {true, false} is one variant, and so is the
+    // backward's small-call module (it sums in a fixed order in either mode).
     const auto config = precompile_from(R"({"targets": ["sm_90", "sm_90", "gfx942"],
         "variants": [{"op": ["fwd", "bwd"], "deterministic": [true, false]}, {"op": "fwd"}]})");
-    CHECK(config.variants.size() == 3);
+    CHECK(config.variants.size() == 4);
     CHECK(config.targets == std::vector<std::string>{"sm_90", "gfx942"});
 }
 
@@ -189,6 +192,14 @@ TEST_CASE("a feature flag that no listed op reads is an error") {
     const auto small = precompile_from(R"({"variants": [{"op": "bwd", "small_call": [false, true]}]})").variants;
     REQUIRE(small.size() == 2);
     CHECK(small[0].small_call != small[1].small_call);
+    // A set that does not name small_call fills both modules of each backward (a call picks
+    // one by its size); `false` keeps the main module only.
+    const auto unnamed = precompile_from(R"({"variants": [{"op": "bwd"}]})").variants;
+    REQUIRE(unnamed.size() == 2);
+    CHECK(unnamed[0].small_call != unnamed[1].small_call);
+    const auto main_only = precompile_from(R"({"variants": [{"op": "bwd", "small_call": false}]})").variants;
+    REQUIRE(main_only.size() == 1);
+    CHECK_FALSE(main_only[0].small_call);
     // Allowed when one of the listed ops reads it, and `false` (the default) is always fine.
     CHECK(precompile_from(R"({"variants": [{"op": ["fwd", "update"], "seq_idx": true}]})").variants.size() == 2);
     CHECK(precompile_from(R"({"variants": [{"op": "update", "seq_idx": false}]})").variants.size() == 1);
