@@ -49,6 +49,9 @@
 // bounds; the host plan fills waves of this many): 3 for 16-bit seq_idx at widths 3-4,
 // whose 4-channel windows plus the ids need up to 168 registers, else 4 (<= 128).
 #define CC1D_BWD_CL_BLOCKS_PER_SM(elem_bytes, seq_idx, width) ((elem_bytes) == 2 && (seq_idx) && (width) > 2 ? 3 : 4)
+// Forward calls of a few thousand outputs run fwd_small.cu, one output a thread, in blocks
+// of this many threads.
+#define CC1D_FWD_SMALL_THREADS 128
 // Backward calls small enough for one block to hold every position of its channels run
 // bwd_small.cu, one launch: blocks of this many threads, each at most this many positions.
 #define CC1D_BWD_SMALL_THREADS 256
@@ -72,6 +75,14 @@
 #define CC1D_UPD_REGISTERS 2      // one token, state_len = width - 1, plain state: a thread owns a
                                   // 16-byte vector of channels and keeps everything in registers
 
+// n / d for 0 <= n < 2^31 and 1 <= d < 2^31 as (umulhi(n, magic) + n) >> shift, both
+// computed on the host for d (launch_util.hpp, divisor_of): a division by a run-time value
+// is a chain of ~40 instructions, this is three.
+struct cc1d_divisor {
+    unsigned int magic;
+    unsigned int shift;
+};
+
 struct cc1d_fwd_params {
     const void* x;
     const void* weight;
@@ -93,6 +104,8 @@ struct cc1d_fwd_params {
     int vector_ok;               // 1: every x/out row start is 16-byte aligned and the unit
                                  //    stride allows 16-byte vectors; 0: element-wise path
     int pad_;
+    cc1d_divisor small_by_inner;   // small-call kernel: by the fastest index of its outputs
+    cc1d_divisor small_by_middle;  // (L and D channel-first, D and L channel-last)
 };
 
 struct cc1d_bwd_params {

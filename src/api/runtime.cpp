@@ -7,6 +7,7 @@
 #include "api/device_launcher.hpp"
 #include "api/kernel_store.hpp"
 #include "api/launch/backward_small.hpp"
+#include "api/launch/forward_small.hpp"
 #include "api/launch/launch.hpp"
 #include "api/validate.hpp"
 #include "api/workspace_pool.hpp"
@@ -77,7 +78,16 @@ static void run_op(Runtime::Impl& impl, const Variant& variant, const Args& args
 }
 
 void Runtime::forward(const ForwardArgs& args, void* stream) {
-    const Variant variant = validate::forward(args);
+    Variant variant = validate::forward(args);
+    // A small call runs one output a thread, from a module of its own (forward_small.hpp).
+    if (const auto small = launch::forward::plan_small(args)) {
+        variant.small_call = true;
+        auto launch_small = [&small](launch::Launcher& launcher, const Variant& v, const ForwardArgs& a) {
+            launch::forward::run_small(launcher, v, a, *small);
+        };
+        run_op(*impl_, variant, args, stream, launch_small);
+        return;
+    }
     // With L == 0 there is still final_states to write (from initial_states or zeros).
     const bool states_only = args.final_states.present() && args.x.shape[0] * args.x.shape[1] > 0;
     if (empty(args.x) && !states_only) return;

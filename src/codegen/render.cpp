@@ -48,6 +48,7 @@ std::string family_template(const Variant& variant) {
     const bool last = variant.layout == Layout::channel_last;
     switch (variant.op) {
         case Op::fwd:
+            if (variant.small_call) return "fwd_small.cu";   // either layout
             if (!last) return "fwd_channel_first.cu";
             return CC1D_FWD_CL_USES_WINDOW(variant.width, static_cast<int>(dtype_size(variant.x_dtype)))
                        ? "fwd_channel_last_window.cu"
@@ -84,6 +85,7 @@ SecondKernel second_kernel(const Variant& variant) {
             return {"_reduce", "CC1D_ENTRY_REDUCE"};
         case Op::update: return {"_registers", "CC1D_ENTRY_REGISTERS"};
         case Op::fwd:
+            if (variant.small_call) return {"", ""};
             if (variant.layout == Layout::channel_last &&
                 CC1D_FWD_CL_SHORT_KERNEL(variant.width, static_cast<int>(dtype_size(variant.x_dtype)), variant.seq_idx))
                 return {"_short", "CC1D_ENTRY_SHORT"};

@@ -122,8 +122,8 @@ std::vector<BenchCase> expand_case(const FieldReader& reader, const Json& object
     const VariantChoices variant = read_variant_choices(reader, object, path);
     if (std::find(variant.small_call.begin(), variant.small_call.end(), true) != variant.small_call.end())
         reader.fail(child_path(path, "small_call"),
-                    "a backward call takes the small-call kernel by its size (CC1D_DISABLE_SMALL_BACKWARD turns it "
-                    "off); only precompile configs list small_call");
+                    "a call takes the small-call kernel by its size (CC1D_DISABLE_SMALL_FORWARD and "
+                    "CC1D_DISABLE_SMALL_BACKWARD turn it off); only precompile configs list small_call");
     check_shape_fields(reader, object, path, variant.op);
     if (object.contains("seqlens")) base.seqlens = read_seqlens(reader, object, path);
 

@@ -28,10 +28,10 @@ std::string target_problem(const std::string& target) {
 std::vector<Variant> expand_variant_set(const FieldReader& reader, const Json& object, const std::string& path) {
     reader.check_object(object, path, variant_field_names());
     VariantChoices choices = read_variant_choices(reader, object, path);
-    // A backward call picks its module by its size (the small-call kernel or the main
-    // ones), so a set that does not say which fills both: every call of a listed backward
-    // variant then finds its code object in the cache. ("small_call": false keeps only
-    // the main module; the other ops ignore the flag.)
+    // A forward or backward call picks its module by its size (the small-call kernel or
+    // the main ones), so a set that does not say which fills both: every call of a listed
+    // variant then finds its code object in the cache. ("small_call": false keeps only the
+    // main module; update and varlen_fwd have one module.)
     if (!object.contains("small_call")) choices.small_call = {false, true};
     Expansion<Variant> expansion;
     add_variant_axes(expansion, choices, [](Variant& v) -> Variant& { return v; });

@@ -25,7 +25,7 @@ struct VariantChoices {
     std::vector<std::optional<DType>> weight_dtype;   // nullopt: "same" as x_dtype
     std::vector<Activation> activation;
     std::vector<bool> bias, seq_idx, initial_states, final_states, deterministic, cache_seqlens, state_indices;
-    std::vector<bool> small_call;   // bwd: the small-call module (precompile configs; a call picks it by its size)
+    std::vector<bool> small_call;   // fwd, bwd: the small-call module (precompile configs; a call picks it by its size)
 };
 
 // Reads the variant fields of `object` (other keys are the caller's to check). A flag

@@ -44,7 +44,7 @@ Variant Variant::normalized() const {
     if (v.op == Op::update) v.initial_states = false;
     if (v.op != Op::fwd && v.op != Op::bwd) v.final_states = false;
     if (v.op != Op::bwd) v.deterministic = true;
-    if (v.op != Op::bwd) v.small_call = false;
+    if (v.op != Op::fwd && v.op != Op::bwd) v.small_call = false;
     // The small-call kernel sums dweight/dbias in a fixed order whatever the mode asks:
     // one module serves both.
     if (v.small_call) v.deterministic = true;

@@ -23,8 +23,9 @@ struct Variant {
     bool initial_states = false;         // fwd, bwd; varlen_fwd: has conv_states
     bool final_states = false;           // fwd: writes them; bwd: dfinal_states given
     bool deterministic = true;           // bwd
-    bool small_call = false;             // bwd: the one-launch kernel for small calls (bwd_small.cu),
-                                         // a module of its own (deterministic in either mode)
+    bool small_call = false;             // fwd, bwd: the kernel for small calls (fwd_small.cu,
+                                         // bwd_small.cu), a module of its own (bwd: deterministic
+                                         // in either mode)
     bool cache_seqlens = false;          // update
     bool state_indices = false;          // update
 

@@ -57,9 +57,10 @@ Variant family_variant(Op op, Layout layout, int width, DType x, DType w, int ro
 struct Family {
     Op op;
     Layout layout;
-    bool small_call = false;   // backward's small-call module (bwd_small.cu)
+    bool small_call = false;   // the small-call module (fwd_small.cu, bwd_small.cu)
 };
 const Family kFamilies[] = {{Op::fwd, Layout::channel_first},      {Op::fwd, Layout::channel_last},
+                            {Op::fwd, Layout::channel_first, true}, {Op::fwd, Layout::channel_last, true},
                             {Op::bwd, Layout::channel_first},      {Op::bwd, Layout::channel_last},
                             {Op::bwd, Layout::channel_first, true}, {Op::bwd, Layout::channel_last, true},
                             {Op::update, Layout::channel_first},   {Op::varlen_fwd, Layout::channel_first},

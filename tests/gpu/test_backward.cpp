@@ -14,7 +14,7 @@
 #include <optional>
 
 #include "reference/reference.hpp"
-#include "support/backward_paths.hpp"
+#include "support/small_call_paths.hpp"
 #include "support/case_inputs.hpp"
 #include "support/covering.hpp"
 #include "support/gpu_checks.hpp"

@@ -11,7 +11,7 @@
 
 #include "reference/reference.hpp"
 #include "support/case_inputs.hpp"
-#include "support/backward_paths.hpp"
+#include "support/small_call_paths.hpp"
 #include "support/gpu_checks.hpp"
 
 using namespace cc1d;

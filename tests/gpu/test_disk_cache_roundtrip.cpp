@@ -23,8 +23,8 @@ namespace {
 constexpr const char* child_cache_variable = "CC1D_TEST_CHILD_CACHE_DIR";
 constexpr const char* child_report_variable = "CC1D_TEST_CHILD_REPORT";
 
-// One small call of each op (four modules; the backward is a small call, one launch of
-// its small-call module, backward_small.cpp).
+// One small call of each op (four modules; the forward and backward are small calls,
+// which run their small-call modules: forward_small.cpp, backward_small.cpp).
 void run_every_op(Runtime& rt, std::uint32_t seed) {
     std::mt19937 rng(seed);
     const std::int64_t B = 2, D = 67, L = 300, W = 4;
@@ -155,7 +155,7 @@ TEST_CASE("precompile: a cache filled without launching serves every op with zer
         Runtime filler(RuntimeOptions{dir, true, ""});
         const std::string device_target = filler.device_target();   // "cuda:sm_90"
         const std::string target = device_target.substr(device_target.find(':') + 1);
-        for (const auto& v : {variant(Op::fwd, Activation::silu, true), variant(Op::bwd, Activation::silu, true, true),
+        for (const auto& v : {variant(Op::fwd, Activation::silu, true, true), variant(Op::bwd, Activation::silu, true, true),
                               variant(Op::update, Activation::none, false), variant(Op::varlen_fwd, Activation::none, false)}) {
             INFO(v, " for ", target);
             CHECK(filler.precompile(v, target));         // compiled now

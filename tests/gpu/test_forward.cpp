@@ -5,16 +5,20 @@
 // pairwise covering design. Each variant runs on every length of
 // {1, 2, W-1, W, 129, 130, 1134, 4096}, with channels rotating through 5, 67 and 64
 // and the views of x, out and the states rotating through contiguous, strided and
-// misaligned memory. Outputs are poisoned first; states must match exactly.
+// misaligned memory. Outputs are poisoned first; states must match exactly. A call small
+// enough for the small-call kernel (fwd_small.cu) runs twice: through it and through the
+// main kernels (so short rows still test those).
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
 #include <array>
+#include <optional>
 
 #include "reference/reference.hpp"
 #include "support/case_inputs.hpp"
 #include "support/covering.hpp"
 #include "support/gpu_checks.hpp"
+#include "support/small_call_paths.hpp"
 
 using namespace cc1d;
 using namespace cc1d::test;
@@ -103,13 +107,28 @@ struct ForwardTensors {
     }
 };
 
-void run_forward_case(const ForwardVariant& v, const Geometry& g, std::uint32_t seed) {
+// Returns whether the call took the small-call kernel; such a call runs a second time
+// through the main kernels, outputs poisoned again, against the same reference.
+bool run_forward_case(const ForwardVariant& v, const Geometry& g, std::uint32_t seed) {
     std::mt19937 rng(seed);
     ForwardTensors t(v, g, rng);
-    if (!call_ok([&] { runtime().forward(t.args(v, true)); })) return;
+    const ForwardArgs args = t.args(v, true);
     const auto want = reference::forward(t.args(v, false));
-    check_tensor("out", t.out, want.out, reference::tolerance_for(v.dtypes.x));
-    if (v.final_states) check_tensor("final_states", t.final_states, want.final_states, reference::exact());
+    const bool small = takes_small_forward_kernel(args);
+    for (int pass = 0; pass < (small ? 2 : 1); ++pass) {
+        std::optional<MainForwardKernelsOnly> main_only;
+        if (pass == 1) {
+            main_only.emplace();
+            t.out.poison();
+            t.final_states.poison();
+        }
+        const char* path = !small ? "main kernels" : (pass == 0 ? "small-call kernel" : "main kernels (small-call kernel off)");
+        INFO(path);
+        if (!call_ok([&] { runtime().forward(args); })) break;
+        check_tensor("out", t.out, want.out, reference::tolerance_for(v.dtypes.x));
+        if (v.final_states) check_tensor("final_states", t.final_states, want.final_states, reference::exact());
+    }
+    return small;
 }
 
 }  // namespace
@@ -195,6 +214,31 @@ TEST_CASE("forward: channel-last 16-bit seq_idx with long sequences, batches ins
             INFO(v.name(), " | ", g.name(), " | seed ", seed);
             run_forward_case(v, g, seed);
         }
+}
+
+TEST_CASE("forward: small calls, one output a thread, up to 2^17 outputs") {
+    // From one output to 2^17 (1 x 1024 x 128, the largest small call), with rows shorter
+    // than the window (L < W - 1: states and ids from before the row start), at widths 1,
+    // 4 and 16, every feature rotated and the views through contiguous, strided and
+    // misaligned. Each call runs through the small-call kernel and again through the main
+    // kernels.
+    const std::array<std::array<std::int64_t, 3>, 6> shapes = {
+        {{1, 1, 1}, {3, 37, 5}, {2, 67, 33}, {5, 19, 100}, {4, 3, 256}, {1, 1024, 128}}};
+    std::uint64_t index = 0;
+    for (const auto& [B, D, L] : shapes)
+        for (Layout layout : {Layout::channel_first, Layout::channel_last})
+            for (int width : {1, 4, 16}) {
+                const bool cl = layout == Layout::channel_last;
+                const int turn = static_cast<int>(index);
+                const DTypePair dtypes = dtype_pairs()[static_cast<std::size_t>(turn) % dtype_pairs().size()];
+                const bool states = width > 1;
+                ForwardVariant v{layout, dtypes, width, turn % 2 ? Activation::silu : Activation::none, turn % 4 != 3,
+                                 turn % 3 != 1, states && turn % 3 != 2, states && turn % 2 == 0};
+                const Geometry g{B, D, L, view_kind(turn, cl), view_kind(turn + 1, cl), view_kind(turn + 2, turn % 2 == 1)};
+                const std::uint32_t seed = case_seed(8, index++);
+                INFO(v.name(), " | ", g.name(), " | seed ", seed);
+                CHECK_MESSAGE(run_forward_case(v, g, seed), "the call did not take the small-call kernel");
+            }
 }
 
 TEST_CASE("forward: empty calls (B, D or L = 0) with seq_idx and states, empty tensors with null data") {

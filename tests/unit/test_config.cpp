@@ -2,6 +2,7 @@
 // defaults, and one test per error path: each error must name the file, the JSON path of
 // the bad value and what was expected.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -78,7 +79,7 @@ TEST_CASE("a missing file or a folder is a config error naming it") {
     CHECK(has(config_error([&] { read_json_file(dir.string()); }), "is a folder"));
 
     const auto path = dir / "cc1d_test_config_read.json";
-    std::ofstream(path) << R"({"variants": [{"op": "fwd"}]})";
+    std::ofstream(path) << R"({"variants": [{"op": "update"}]})";
     CHECK(load_precompile_config(path.string()).variants.size() == 1);
     std::filesystem::remove(path);
 }
@@ -90,8 +91,8 @@ TEST_CASE("the design's precompile example expands to every combination") {
           "width": [2, 3, 4], "x_dtype": ["fp32", "fp16", "bf16"], "weight_dtype": "same",
           "activation": ["none", "silu"], "bias": true } ] })");
     CHECK(config.targets == std::vector<std::string>{"sm_80", "sm_90", "gfx90a", "gfx942"});
-    // 72 fwd/bwd combinations, and each of the 36 backwards also as its small-call module.
-    REQUIRE(config.variants.size() == 2 * 2 * 3 * 3 * 2 + 36);
+    // 72 fwd/bwd combinations, each also as its small-call module.
+    REQUIRE(config.variants.size() == 2 * (2 * 2 * 3 * 3 * 2));
     std::set<std::string> texts;
     for (const Variant& v : config.variants) {
         texts.insert(v.canonical());
@@ -103,19 +104,23 @@ TEST_CASE("the design's precompile example expands to every combination") {
     CHECK(config.variants.front().canonical() ==
           "op=fwd,layout=channel_first,width=2,x=fp32,weight=fp32,act=none,bias=1,seq_idx=0,initial_states=0,"
           "final_states=0");
-    CHECK(config.variants[1].activation == Activation::silu);
+    CHECK(config.variants[1].small_call);   // the unnamed small_call axis comes last: both modules
+    CHECK(config.variants[2].activation == Activation::silu);
     CHECK(config.variants.back().op == Op::bwd);
     CHECK(config.variants.back().small_call);
 }
 
 TEST_CASE("omitted fields take the Variant defaults; aliases are accepted") {
     const auto config = precompile_from(R"({"variants": [{}]})");
-    REQUIRE(config.variants.size() == 1);
+    REQUIRE(config.variants.size() == 2);   // the forward's main and small-call modules
     CHECK(config.variants[0] == Variant{});
+    Variant small;
+    small.small_call = true;
+    CHECK(config.variants[1] == small);
     CHECK(config.targets.empty());
 
     const auto alias = precompile_from(
-        R"({"variants": [{"activation": "swish", "x_dtype": "bfloat16", "weight_dtype": "fp32"}]})");
+        R"({"variants": [{"activation": "swish", "x_dtype": "bfloat16", "weight_dtype": "fp32", "small_call": false}]})");
     REQUIRE(alias.variants.size() == 1);
     CHECK(alias.variants[0].activation == Activation::silu);
     CHECK(alias.variants[0].x_dtype == DType::bf16);
@@ -124,7 +129,7 @@ TEST_CASE("omitted fields take the Variant defaults; aliases are accepted") {
 
 TEST_CASE("weight_dtype \"same\" follows each x dtype; lists mix") {
     const auto config =
-        precompile_from(R"({"variants": [{"x_dtype": ["fp16", "bf16"], "weight_dtype": ["same", "fp32"]}]})");
+        precompile_from(R"({"variants": [{"x_dtype": ["fp16", "bf16"], "weight_dtype": ["same", "fp32"], "small_call": false}]})");
     REQUIRE(config.variants.size() == 4);
     CHECK(config.variants[0].weight_dtype == DType::fp16);
     CHECK(config.variants[1].weight_dtype == DType::fp32);
@@ -133,11 +138,12 @@ TEST_CASE("weight_dtype \"same\" follows each x dtype; lists mix") {
 }
 
 TEST_CASE("duplicates are removed after normalization, across sets; targets too") {
-    // deterministic only matters to bwd: fwd x {true, false} is one variant, and so is the
-    // backward's small-call module (it sums in a fixed order in either mode).
+    // deterministic only matters to bwd: fwd x {true, false} is one variant (two with its
+    // small-call module), and so is the backward's small-call module (it sums in a fixed
+    // order in either mode); the second set repeats the first's forwards.
     const auto config = precompile_from(R"({"targets": ["sm_90", "sm_90", "gfx942"],
         "variants": [{"op": ["fwd", "bwd"], "deterministic": [true, false]}, {"op": "fwd"}]})");
-    CHECK(config.variants.size() == 4);
+    CHECK(config.variants.size() == 5);
     CHECK(config.targets == std::vector<std::string>{"sm_90", "gfx942"});
 }
 
@@ -186,22 +192,26 @@ TEST_CASE("a feature flag that no listed op reads is an error") {
               "variants[0].state_indices"));
     CHECK(has(precompile_error(R"({"variants": [{"op": "update", "initial_states": true}]})"),
               "variants[0].initial_states"));
-    CHECK(has(precompile_error(R"({"variants": [{"op": "fwd", "small_call": true}]})"),
-              "variants[0].small_call: small_call true applies to op bwd only"));
-    // A backward's small-call module, named apart from its main module.
+    CHECK(has(precompile_error(R"({"variants": [{"op": "update", "small_call": true}]})"),
+              "variants[0].small_call: small_call true applies to op fwd, bwd only"));
+    // A forward's or backward's small-call module, named apart from its main module.
     const auto small = precompile_from(R"({"variants": [{"op": "bwd", "small_call": [false, true]}]})").variants;
     REQUIRE(small.size() == 2);
     CHECK(small[0].small_call != small[1].small_call);
-    // A set that does not name small_call fills both modules of each backward (a call picks
-    // one by its size); `false` keeps the main module only.
-    const auto unnamed = precompile_from(R"({"variants": [{"op": "bwd"}]})").variants;
-    REQUIRE(unnamed.size() == 2);
-    CHECK(unnamed[0].small_call != unnamed[1].small_call);
-    const auto main_only = precompile_from(R"({"variants": [{"op": "bwd", "small_call": false}]})").variants;
-    REQUIRE(main_only.size() == 1);
-    CHECK_FALSE(main_only[0].small_call);
+    // A set that does not name small_call fills both modules of each forward and backward
+    // (a call picks one by its size); `false` keeps the main module only.
+    for (const char* op : {"fwd", "bwd"}) {
+        INFO(op);
+        const auto unnamed = precompile_from(fmt::format(R"({{"variants": [{{"op": "{}"}}]}})", op)).variants;
+        REQUIRE(unnamed.size() == 2);
+        CHECK(unnamed[0].small_call != unnamed[1].small_call);
+        const auto main_only = precompile_from(fmt::format(R"({{"variants": [{{"op": "{}", "small_call": false}}]}})", op)).variants;
+        REQUIRE(main_only.size() == 1);
+        CHECK_FALSE(main_only[0].small_call);
+    }
+    CHECK(precompile_from(R"({"variants": [{"op": ["update", "varlen_fwd"]}]})").variants.size() == 2);
     // Allowed when one of the listed ops reads it, and `false` (the default) is always fine.
-    CHECK(precompile_from(R"({"variants": [{"op": ["fwd", "update"], "seq_idx": true}]})").variants.size() == 2);
+    CHECK(precompile_from(R"({"variants": [{"op": ["fwd", "update"], "seq_idx": true}]})").variants.size() == 3);
     CHECK(precompile_from(R"({"variants": [{"op": "update", "seq_idx": false}]})").variants.size() == 1);
 }
 
@@ -305,7 +315,7 @@ TEST_CASE("bench config errors") {
     CHECK(has(bench_error(one_case(R"("op": "update", "batch": 1, "dim": 1, "width": 17)")),
               "cases[0].width: 17 is outside 1 to 16"));
     CHECK(has(bench_error(one_case(R"("op": "bwd", "batch": 1, "dim": 1, "seqlen": 8, "small_call": true)")),
-              "cases[0].small_call: a backward call takes the small-call kernel by its size"));
+              "cases[0].small_call: a call takes the small-call kernel by its size"));
     CHECK(has(bench_error(R"({"reps": 0, "cases": []})"), "cfg.json: reps: 0 is outside 1 to 100000"));
     CHECK(has(bench_error(R"({"warmup": -1, "cases": []})"), "warmup: -1 is outside"));
     CHECK(has(bench_error(R"({"cases": []})"), "cases: expected a non-empty list"));
@@ -352,11 +362,15 @@ TEST_CASE("the shipped configs load") {
     for (const Variant& v : mamba.variants) ops.insert(v.op);
     CHECK(ops.size() == 4);
     // 72 plain fwd/bwd + 63 Mamba-2 forwards + 9 Mamba-2 backwards + 36 updates + 72 varlen,
-    // and each of the 36 + 9 backwards also as its small-call module.
-    CHECK(mamba.variants.size() == 72 + 63 + 9 + 36 + 72 + 36 + 9);
-    int small_calls = 0;
-    for (const Variant& v : mamba.variants) small_calls += v.small_call && v.op == Op::bwd;
-    CHECK(small_calls == 36 + 9);
+    // and each of the 36 + 63 forwards and 36 + 9 backwards also as its small-call module.
+    CHECK(mamba.variants.size() == 72 + 63 + 9 + 36 + 72 + 36 + 63 + 36 + 9);
+    int small_forwards = 0, small_backwards = 0;
+    for (const Variant& v : mamba.variants) {
+        small_forwards += v.small_call && v.op == Op::fwd;
+        small_backwards += v.small_call && v.op == Op::bwd;
+    }
+    CHECK(small_forwards == 36 + 63);
+    CHECK(small_backwards == 36 + 9);
 
     const auto seeds = load_bench_config((configs / "bench/seeds.json").string());
     // Seed 002: 5 shapes x silu on/off x 3 dtypes x fwd/bwd; seed 001: 6 channel-last bwd x 3 dtypes.

@@ -164,7 +164,7 @@ TEST_CASE("cc1d-precompile: config errors name the file and the JSON path") {
 TEST_CASE("cc1d-precompile: one progress line per variant and target, then the summary") {
     // Compiles for real when NVRTC is installed; without it the one job fails, and the
     // summary and the exit status must say so.
-    const std::string config = write_config("one.json", R"({"variants": [{"op": "fwd", "width": 4, "x_dtype": "bf16"}]})");
+    const std::string config = write_config("one.json", R"({"variants": [{"op": "fwd", "width": 4, "x_dtype": "bf16", "small_call": false}]})");
     const std::string cache = (scratch() / "cache").string();
     const Run first = run_tool("cc1d-precompile", {"--config", config, "--target", "sm_90", "--cache-dir", cache, "--jobs", "1"});
     CHECK(has(first.out, "[1/1] op=fwd,layout=channel_first,width=4,x=bf16,weight=bf16,act=none,bias=0"));
@@ -194,9 +194,10 @@ TEST_CASE("cc1d-precompile: parallel jobs for NVRTC and HIPRTC targets together"
                                                  "--cache-dir", cache, "--jobs", "4"});
     CHECK_MESSAGE(run.status <= 1, "exit " << run.status << "\n" << run.out << run.err);
     std::smatch summary;
-    const std::regex shape(R"(4 variants x 2 targets: (\d+) compiled, (\d+) already cached, (\d+) failed)");
+    const std::regex shape(R"(6 variants x 2 targets: (\d+) compiled, (\d+) already cached, (\d+) failed)");
     REQUIRE_MESSAGE(std::regex_search(run.out, summary, shape), run.out << run.err);
-    CHECK(std::stoi(summary[1]) + std::stoi(summary[2]) + std::stoi(summary[3]) == 8);
+    // fwd (both modules) and update at widths 3 and 4.
+    CHECK(std::stoi(summary[1]) + std::stoi(summary[2]) + std::stoi(summary[3]) == 12);
 }
 
 TEST_CASE("cc1d-bench --list needs no GPU and expands every shipped config") {

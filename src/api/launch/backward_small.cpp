@@ -16,16 +16,6 @@ constexpr std::int64_t kSmallMaxElements = std::int64_t(1) << 17;
 // Dynamic shared memory any block may have without opting in to more.
 constexpr std::int64_t kSmallSharedBytes = 48 * 1024;
 
-// The kernel's offsets are 32-bit: every element a tensor's view reaches, and every
-// partial sum of an offset on the way (strides may be negative), must lie within
-// 2^31 - 1 elements of its start.
-bool offsets_fit_int32(const Tensor& t) {
-    if (!t.present() || t.numel() == 0) return true;
-    std::int64_t reach = 0;
-    for (int i = 0; i < t.rank; ++i) reach += (t.shape[i] - 1) * (t.strides[i] < 0 ? -t.strides[i] : t.strides[i]);
-    return reach < (std::int64_t(1) << 31);
-}
-
 int log2_exact(std::int64_t v) {
     int s = 0;
     while ((std::int64_t(1) << s) < v) ++s;
@@ -45,7 +35,7 @@ std::optional<SmallPlan> plan_small(const Variant& variant, const BackwardArgs& 
     if (positions * dim > kSmallMaxElements) return std::nullopt;
     for (const Tensor* t : {&args.x, &args.dout, &args.dx, &args.seq_idx, &args.initial_states, &args.dinitial_states,
                             &args.dfinal_states})
-        if (!offsets_fit_int32(*t)) return std::nullopt;
+        if (!util::offsets_fit_int32(*t)) return std::nullopt;
     if (env::flag("CC1D_DISABLE_SMALL_BACKWARD")) return std::nullopt;
 
     // As many slots per channel as positions (a power of two, at most the block), so a

@@ -50,6 +50,33 @@ inline bool rows_vectorizable(const Tensor& t, int vector_axis, int vector_bytes
 // kernels that split each row at its own 16-byte boundaries (varlen_fwd.cu) need no more.
 inline bool unit_stride(const Tensor& t, int axis) { return t.shape[axis] <= 1 || t.strides[axis] == 1; }
 
+// True when every element `t`'s view reaches, and every partial sum of an offset on the
+// way there (strides may be negative), lies within 2^31 - 1 elements of its start: what
+// kernels with 32-bit offsets need (the small-call kernels). An absent or empty tensor fits.
+inline bool offsets_fit_int32(const Tensor& t) {
+    if (!t.present() || t.numel() == 0) return true;
+    std::int64_t reach = 0;
+    for (int i = 0; i < t.rank; ++i) reach += (t.shape[i] - 1) * (t.strides[i] < 0 ? -t.strides[i] : t.strides[i]);
+    return reach < (std::int64_t(1) << 31);
+}
+
+// The multiplier and shift that divide any 0 <= n < 2^31 by d (1 <= d < 2^31) in a
+// kernel: n / d == (umulhi(n, magic) + n) >> shift with shift = ceil(log2 d) and
+// magic = floor(2^32 (2^shift - d) / d) + 1, so that 2^32 + magic = floor(2^(32+shift) / d) + 1
+// (Granlund and Montgomery, "Division by invariant integers using multiplication", 1994).
+inline cc1d_divisor divisor_of(std::uint32_t d) {
+    unsigned shift = 0;
+    while ((std::uint64_t(1) << shift) < d) ++shift;
+    const std::uint64_t magic = (((std::uint64_t(1) << shift) - d) << 32) / d + 1;
+    return {static_cast<unsigned>(magic), shift};
+}
+
+// The kernels' n / d (fs_div in fwd_small.cu), for host tests of divisor_of.
+inline std::uint32_t divide(std::uint32_t n, cc1d_divisor d) {
+    const std::uint32_t high = static_cast<std::uint32_t>((std::uint64_t(n) * d.magic) >> 32);
+    return (high + n) >> d.shift;
+}
+
 // The forward parameter block with everything but the geometry (tiles, chunk_len).
 inline cc1d_fwd_params forward_params(const ForwardArgs& args) {
     cc1d_fwd_params p{};
