@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "api/validate.hpp"
 #include "cc1d/cc1d.hpp"
 #include "device/device.hpp"
 
@@ -61,6 +62,17 @@ TEST_CASE("forward: each bad argument is named") {
         auto a = good_forward();
         a.out = Tensor(fake(3), DType::bf16, {2, 8, 33}, {8 * 33, 1, 8});
         CHECK(contains(run(a), "out: expected the channel_first layout"));
+    }
+    {   // ... but where the unit axis has one element its stride is never used: a channel-first
+        // x of one step takes an out whose unit stride is along dim (and the other way round).
+        auto a = good_forward(2, 8, 1);
+        a.out = Tensor(fake(3), DType::bf16, {2, 8, 1}, {8, 1, 8});
+        CHECK(validate::forward(a).layout == Layout::channel_first);
+        a.x = Tensor(fake(0), DType::bf16, {2, 1, 33}, {33, 33, 1});
+        a.weight = Tensor(fake(1), DType::bf16, {1, 4});
+        a.bias = Tensor(fake(2), DType::bf16, {1});
+        a.out = Tensor(fake(3), DType::bf16, {2, 1, 33}, {33, 1, 1});
+        CHECK_NOTHROW(validate::forward(a));
     }
     { auto a = good_forward(); a.seq_idx = Tensor(fake(4), DType::int32, {2, 32}); CHECK(contains(run(a), "seq_idx: expected shape (2, 33)")); }
     { auto a = good_forward(); a.seq_idx = Tensor(fake(4), DType::fp32, {2, 33}); CHECK(contains(run(a), "seq_idx: expected dtype int32")); }
