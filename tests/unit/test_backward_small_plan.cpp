@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 
 #include "api/launch/backward_small.hpp"
+#include "support/fake_tensors.hpp"
 #include "support/recording_launcher.hpp"
 #include "support/scoped_env.hpp"
 #include "params.h"
@@ -31,18 +32,14 @@ Variant small_variant(Layout layout, int width = 4, bool seq_idx = false) {
     return v;
 }
 
-const void* address(int slot) { return reinterpret_cast<const void*>(std::uintptr_t(0x10000000) * (slot + 1)); }
+const void* address(int slot) { return test::fake_address(slot); }
 
 // A whole call's tensors at fake aligned addresses, contiguous in `layout`.
 BackwardArgs call_args(std::int64_t B, std::int64_t D, std::int64_t L, Layout layout, int width = 4) {
-    const bool cl = layout == Layout::channel_last;
-    const std::vector<std::int64_t> strides = cl ? std::vector<std::int64_t>{L * D, 1, D}
-                                                 : std::vector<std::int64_t>{D * L, L, 1};
-    const std::initializer_list<std::int64_t> s = {strides[0], strides[1], strides[2]};
     BackwardArgs a;
-    a.x = Tensor(address(0), DType::bf16, {B, D, L}, s);
-    a.dout = Tensor(address(1), DType::bf16, {B, D, L}, s);
-    a.dx = Tensor(const_cast<void*>(address(2)), DType::bf16, {B, D, L}, s);
+    a.x = test::fake_bdl(0, DType::bf16, B, D, L, layout);
+    a.dout = test::fake_bdl(1, DType::bf16, B, D, L, layout);
+    a.dx = test::fake_bdl(2, DType::bf16, B, D, L, layout);
     a.weight = Tensor(address(3), DType::bf16, {D, width});
     a.dweight = Tensor(const_cast<void*>(address(4)), DType::fp32, {D, width});
     a.bias = Tensor(address(5), DType::bf16, {D});

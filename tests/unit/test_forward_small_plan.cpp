@@ -10,6 +10,7 @@
 
 #include "api/launch/forward_small.hpp"
 #include "api/launch/launch_util.hpp"
+#include "support/fake_tensors.hpp"
 #include "support/recording_launcher.hpp"
 #include "support/scoped_env.hpp"
 #include "params.h"
@@ -19,18 +20,14 @@ using namespace cc1d::launch;
 
 namespace {
 
-const void* address(int slot) { return reinterpret_cast<const void*>(std::uintptr_t(0x10000000) * (slot + 1)); }
+const void* address(int slot) { return test::fake_address(slot); }
 
 // A whole call's tensors at fake aligned addresses, contiguous in `layout`, with every
 // optional tensor.
 ForwardArgs call_args(std::int64_t B, std::int64_t D, std::int64_t L, Layout layout, int width = 4) {
-    const bool cl = layout == Layout::channel_last;
-    const std::vector<std::int64_t> strides = cl ? std::vector<std::int64_t>{L * D, 1, D}
-                                                 : std::vector<std::int64_t>{D * L, L, 1};
-    const std::initializer_list<std::int64_t> s = {strides[0], strides[1], strides[2]};
     ForwardArgs a;
-    a.x = Tensor(address(0), DType::bf16, {B, D, L}, s);
-    a.out = Tensor(const_cast<void*>(address(1)), DType::bf16, {B, D, L}, s);
+    a.x = test::fake_bdl(0, DType::bf16, B, D, L, layout);
+    a.out = test::fake_bdl(1, DType::bf16, B, D, L, layout);
     a.weight = Tensor(address(2), DType::bf16, {D, width});
     a.bias = Tensor(address(3), DType::bf16, {D});
     a.seq_idx = Tensor(address(4), DType::int32, {B, L});
