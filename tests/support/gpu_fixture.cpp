@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <string>
 #include <utility>
 
 #include "common/env.hpp"
@@ -22,7 +23,9 @@ std::unique_ptr<device::Device> open_or_skip() {
         device->current_device();   // makes the primary context current, or fails here
         return device;
     } catch (const std::exception& e) {
-        std::printf("SKIPPED: no usable GPU: %s\n", e.what());
+        // open_any's own message already says "no usable GPU: <why>"; a context failure does not.
+        const std::string why = e.what();
+        std::printf("SKIPPED: %s%s\n", why.rfind("no usable GPU", 0) == 0 ? "" : "no usable GPU: ", why.c_str());
         std::fflush(stdout);
         std::exit(77);
     }
