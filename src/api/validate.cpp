@@ -123,10 +123,13 @@ void require_separate(std::initializer_list<Named> written, std::initializer_lis
     }
 }
 
+// True when dim `axis` of `t` steps by one element, or has one element (its stride is never used).
+bool unit_axis(const Tensor& t, int axis) { return t.strides[axis] == 1 || t.shape[axis] == 1; }
+
 void require_unit_stride(const Tensor& t, const char* what) {
     if (t.numel() == 0) return;
     bool unit = false;
-    for (int i = 0; i < t.rank; ++i) unit = unit || t.strides[i] == 1 || t.shape[i] == 1;
+    for (int i = 0; i < t.rank; ++i) unit = unit || unit_axis(t, i);
     if (!unit) fail(ErrorCode::invalid_argument, "{}: expected one dimension with stride 1 (make it contiguous)", what);
 }
 
@@ -175,18 +178,12 @@ ConvShape check_conv_inputs(const Tensor& x, const Tensor& weight, const Tensor&
     return {x.shape[0], x.shape[1], x.shape[2], v.width};
 }
 
-// True when `t` can be read in `layout`: unit stride along its unit axis (seqlen for
-// channel-first, dim for channel-last), or a single element there, whose stride is never used.
-bool fits_layout(const Tensor& t, Layout layout) {
-    const int axis = layout == Layout::channel_first ? 2 : 1;
-    return t.strides[axis] == 1 || t.shape[axis] == 1;
-}
-
 void check_like_x(const Tensor& t, const Tensor& x, Layout layout, const char* what) {
     require_present(t, what);
     require_shape(t, {x.shape[0], x.shape[1], x.shape[2]}, what, "(the shape of x)");
     require_dtype(t, x.dtype, what, "the dtype of x");
-    if (t.numel() != 0 && !fits_layout(t, layout))
+    // Readable in x's layout: a unit axis where that layout has it (seqlen channel-first, dim channel-last).
+    if (t.numel() != 0 && !unit_axis(t, layout == Layout::channel_first ? 2 : 1))
         fail(ErrorCode::invalid_argument, "{}: expected the {} layout of x, got {}", what, to_string(layout),
              to_string(layout_of(t, what)));
 }
@@ -196,8 +193,8 @@ void check_like_x(const Tensor& t, const Tensor& x, Layout layout, const char* w
 Layout layout_of(const Tensor& t, const char* what) {
     // A unit stride along L means channel-first; along D, channel-last. Size-1 dims carry
     // any stride, so they count as unit.
-    const bool l_unit = t.strides[2] == 1 || t.shape[2] == 1;
-    const bool d_unit = t.strides[1] == 1 || t.shape[1] == 1;
+    const bool l_unit = unit_axis(t, 2);
+    const bool d_unit = unit_axis(t, 1);
     if (t.strides[2] == 1) return Layout::channel_first;
     if (t.strides[1] == 1) return Layout::channel_last;
     if (l_unit) return Layout::channel_first;
