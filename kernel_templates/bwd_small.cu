@@ -36,26 +36,56 @@ struct bs_divisor {
 CC1D_DEVICE bs_divisor bs_divisor_of(int d) { return {(unsigned long long)(0xffffffffu / (unsigned)d) + 1ull}; }
 CC1D_DEVICE int bs_div(int n, bs_divisor d) { return (int)(((unsigned long long)(unsigned)n * d.m) >> 32); }
 
-// Loads entries first .. < end (stride `step`) of a staged array, PASS at a time into
-// registers before any is stored: a load from a generic pointer might alias shared memory
-// as far as the compiler knows, so a load right before each store would wait for the
-// one before it. load(r) gives entry r.
-template <int PASS, typename T, typename Load>
-CC1D_DEVICE void bs_stage(T* to, int first, int end, int step, Load load) {
-    for (int r0 = first; r0 < end; r0 += PASS * step) {
-        T v[PASS];
+// One staged array: entries first, first + step, ... < end of `to`, entry r = load(r)
+// as stored (x_t or int), widened to `to`'s type only when it is stored.
+template <typename T, typename Load>
+struct bs_rows {
+    T* to;
+    int first, end, step;
+    Load load;
+    CC1D_DEVICE bool has(int j) const { return first + j * step < end; }
+};
+template <typename T, typename Load>
+CC1D_DEVICE bs_rows<T, Load> bs_rows_of(T* to, int first, int end, int step, Load load) {
+    return {to, first, end, step, load};
+}
+CC1D_DEVICE float bs_widen(x_t v) { return cc1d_to_float(v); }
+CC1D_DEVICE int bs_widen(int v) { return v; }
+
+// Stages x̃, dout and the ids, PASS entries of each a round, every load of a round issued
+// before any store: a load from a generic pointer might alias shared memory as far as the
+// compiler knows, so a load after a store waits for it, and staging the arrays one after
+// the other would wait for memory once per array. Loads sit in branches (entries a thread
+// lacks, x̃ before a row start): converting a 16-bit value right after its load, inside
+// the branch, would wait for each load in turn, so values stay as stored until the stores.
+template <int PASS, typename A, typename B, typename C>
+CC1D_DEVICE void bs_stage(const A& a, const B& b, const C& c) {
+    for (int j0 = 0; a.has(j0) || b.has(j0) || c.has(j0); j0 += PASS) {
+        decltype(a.load(0)) va[PASS];
+        decltype(b.load(0)) vb[PASS];
+        decltype(c.load(0)) vc[PASS];
 #pragma unroll
-        for (int i = 0; i < PASS; ++i) v[i] = r0 + i * step < end ? load(r0 + i * step) : T(0);
+        for (int i = 0; i < PASS; ++i) {
+            const int j = j0 + i;
+            if (a.has(j)) va[i] = a.load(a.first + j * a.step);
+            if (b.has(j)) vb[i] = b.load(b.first + j * b.step);
+            if (c.has(j)) vc[i] = c.load(c.first + j * c.step);
+        }
 #pragma unroll
-        for (int i = 0; i < PASS; ++i)
-            if (r0 + i * step < end) to[r0 + i * step] = v[i];
+        for (int i = 0; i < PASS; ++i) {
+            const int j = j0 + i;
+            if (a.has(j)) a.to[a.first + j * a.step] = bs_widen(va[i]);
+            if (b.has(j)) b.to[b.first + j * b.step] = bs_widen(vb[i]);
+            if (c.has(j)) c.to[c.first + j * c.step] = bs_widen(vc[i]);
+        }
     }
 }
-// The same with PASS 2 when a thread has at most two entries (most small calls), else 8.
-template <typename T, typename Load>
-CC1D_DEVICE void bs_stage_any(T* to, int first, int end, int step, Load load) {
-    if (end - first <= 2 * step) bs_stage<2>(to, first, end, step, load);
-    else bs_stage<8>(to, first, end, step, load);
+// The same with PASS 2 when no array has more than two entries for this thread (most
+// small calls), else 8.
+template <typename A, typename B, typename C>
+CC1D_DEVICE void bs_stage_all(const A& a, const B& b, const C& c) {
+    if (!a.has(2) && !b.has(2) && !c.has(2)) bs_stage<2>(a, b, c);
+    else bs_stage<8>(a, b, c);
 }
 
 extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY(cc1d_bwd_params p) {
@@ -99,32 +129,34 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY(
     const x_t* x = reinterpret_cast<const x_t*>(p.x) + c * (int)p.x_stride_d;
     const x_t* dout = reinterpret_cast<const x_t*>(p.dout) + c * (int)p.dout_stride_d;
     const int xb = (int)p.x_stride_b, xl = (int)p.x_stride_l, gb = (int)p.dout_stride_b, gl = (int)p.dout_stride_l;
-    if (has) {
-        bs_stage_any(x_row, slot, staged, slots, [&](int r) {
-            const int b = bs_div(r, by_span), s = r - b * span - CC1D_K;
-            if (s >= 0) return cc1d_to_float(x[b * xb + s * xl]);
+    // A thread past D stages no rows, only its share of the ids.
+    const auto x_rows = bs_rows_of(x_row, slot, has ? staged : 0, slots, [&](int r) {
+        const int b = bs_div(r, by_span), s = r - b * span - CC1D_K;
+        if (s >= 0) return x[b * xb + s * xl];
 #if CC1D_HAS_INITIAL_STATES
-            return cc1d_load_float<x_t>(p.initial_states, b * (int)p.init_stride_b + c * (int)p.init_stride_d +
-                                                              (s + CC1D_K) * (int)p.init_stride_k);
+        return reinterpret_cast<const x_t*>(p.initial_states)[b * (int)p.init_stride_b + c * (int)p.init_stride_d +
+                                                               (s + CC1D_K) * (int)p.init_stride_k];
 #else
-            return 0.0f;
+        return cc1d_of_bits<x_t>(0u);
 #endif
-        });
-        bs_stage_any(g_row, slot, n, slots, [&](int q) {
-            const int b = bs_div(q, by_l);
-            return cc1d_to_float(dout[b * gb + (q - b * L) * gl]);
-        });
-    }
+    });
+    const auto dout_rows = bs_rows_of(g_row, slot, has ? n : 0, slots, [&](int q) {
+        const int b = bs_div(q, by_l);
+        return dout[b * gb + (q - b * L) * gl];
+    });
 #if CC1D_HAS_SEQ_IDX
     // Before a row start: seq_idx[b, 0] when initial_states feed the first sequence, else
     // -1 (as bl_id_at in bwd_channel_last.cu).
     const int sb = (int)p.seq_stride_b, sl = (int)p.seq_stride_l;
-    bs_stage_any(ids, t, staged, CC1D_BWD_SMALL_THREADS, [&](int r) {
+    const auto id_rows = bs_rows_of(ids, t, staged, CC1D_BWD_SMALL_THREADS, [&](int r) {
         const int b = bs_div(r, by_span), s = r - b * span - CC1D_K;
         if (s >= 0) return p.seq_idx[b * sb + s * sl];
         return CC1D_HAS_INITIAL_STATES ? p.seq_idx[b * sb] : -1;
     });
+#else
+    const auto id_rows = bs_rows_of(ids, 0, 0, 1, [](int) { return 0; });
 #endif
+    bs_stage_all(x_rows, dout_rows, id_rows);
     __syncthreads();
 
     // Phase 1: g over dout, and the thread's shares of dw and db.
