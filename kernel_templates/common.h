@@ -393,8 +393,30 @@ CC1D_DEVICE unsigned int cc1d_pack_pair(float lo, float hi) {
 #endif
 }
 
+// The taps of channel d (one that exists) spread over lanes: lane k < W of every group of
+// 32 lanes loads weight k as stored, lane W the bias (0 without one). A kernel issues this
+// one load a thread before its first data loads and gathers the taps with
+// cc1d_gather_lane_taps only after those went out, so the two memory latencies overlap:
+// taps loaded whole and converted (or moved to uniform registers) right away would make
+// every data load wait behind theirs. Any op's parameter block names weight, bias and
+// their strides alike.
+template <class Params>
+CC1D_DEVICE unsigned int cc1d_load_lane_tap(const Params& p, cc1d_i64 d) {
+    const int k = (int)(threadIdx.x & 31u);
+    if (k < CC1D_WIDTH) return cc1d_bits_of(reinterpret_cast<const w_t*>(p.weight)[d * p.w_stride_d + k * p.w_stride_k]);
+#if CC1D_HAS_BIAS
+    if (k == CC1D_WIDTH) return cc1d_bits_of(reinterpret_cast<const w_t*>(p.bias)[d * p.bias_stride]);
+#endif
+    return 0u;
+}
+// The taps as fp32 into w from each lane's cc1d_load_lane_tap; returns the bias. Every lane
+// of the group of 32 takes part.
+CC1D_DEVICE float cc1d_gather_lane_taps(unsigned int mine, float (&w)[CC1D_WIDTH]) {
+#pragma unroll
+    for (int k = 0; k < CC1D_WIDTH; ++k) w[k] = cc1d_to_float(cc1d_of_bits<w_t>((unsigned int)cc1d_shfl_group32((int)mine, k)));
+    return cc1d_to_float(cc1d_of_bits<w_t>((unsigned int)cc1d_shfl_group32((int)mine, CC1D_WIDTH)));
+}
 // Weights of channel d (one that exists) as fp32 into w; returns its bias (0 without one).
-// Any op's parameter block: they all name weight, bias and their strides alike.
 template <class Params>
 CC1D_DEVICE float cc1d_load_channel_taps(const Params& p, cc1d_i64 d, float (&w)[CC1D_WIDTH]) {
 #pragma unroll
