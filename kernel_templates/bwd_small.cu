@@ -5,7 +5,10 @@
 // The walks of the main kernels are a chain of dependent steps per thread plus a reduce
 // launch: on a call of a few thousand elements that chain, not memory, is the time
 // (docs/perf.md entries 32-40). Here a block owns C = 2^small_channel_shift channels and
-// every one of their N = B * L positions, so a call is a few short phases:
+// every one of their N = B * L positions. In channel-first, windows of up to 4 taps and
+// one or two positions a thread take each position from loads to dx, dw and db in
+// registers (bs_walk_in_registers), then phase 3 below; other calls go through a few
+// short phases:
 //   0. the rows of x̃ (with the K positions before each start), dout and the ids into
 //      shared memory, every load of a thread in flight at once;
 //   1. g[s] = dout[s] * act'(z[s]) (z from the window x̃[s-K .. s]) over dout in place,
@@ -88,6 +91,137 @@ CC1D_DEVICE void bs_stage_all(const A& a, const B& b, const C& c) {
     else bs_stage<8>(a, b, c);
 }
 
+// Channel-first windows of up to 4 taps walk in registers (BS_REGISTERS): a thread loads,
+// for each of its positions s, x̃[s-K .. s+K] (to s with silu off), dout[s .. s+K] and the
+// ids straight from memory (the lanes of a warp hold neighbouring positions, so they share
+// the lines), recomputes g at s .. s+K itself and so needs neither staging nor an exchange
+// of g: one round of loads, no barrier before the sums. It recomputes K + 1 activations a
+// position, which wider windows would pay too dearly for; in channel-last a warp's lanes
+// are channels, and every neighbour a thread loads is a line of its own (up to 46% slower
+// measured, entry 64): those stage (phases 0-2 below).
+#define BS_REGISTERS (CC1D_WIDTH <= 4 && !CC1D_CHANNEL_LAST)
+#if BS_REGISTERS
+constexpr int kBsXs = CC1D_SILU ? 2 * CC1D_K + 1 : CC1D_K + 1;   // x̃[s-K+m], m < kBsXs
+
+CC1D_DEVICE void bs_walk_in_registers(const cc1d_bwd_params& p, int c, int slot, int slots, float (&dw)[CC1D_WIDTH],
+                                      float& db) {
+    const int L = (int)p.seqlen;
+    // Positions s in [-before, L): before = K when dinitial_states is asked for (dx of x̃[-K .. -1]).
+    const int before = CC1D_HAS_INITIAL_STATES && p.dinitial_states != 0 ? CC1D_K : 0;
+    const int walked = L + before;
+    const bs_divisor by_walked = bs_divisor_of(walked);
+    const x_t* x = reinterpret_cast<const x_t*>(p.x) + c * (int)p.x_stride_d;
+    const x_t* dout = reinterpret_cast<const x_t*>(p.dout) + c * (int)p.dout_stride_d;
+    x_t* dx = reinterpret_cast<x_t*>(p.dx) + c * (int)p.dx_stride_d;
+    const int xb = (int)p.x_stride_b, xl = (int)p.x_stride_l, gb = (int)p.dout_stride_b, gl = (int)p.dout_stride_l;
+    const x_t zero = cc1d_of_bits<x_t>(0u);
+#pragma unroll 1
+    for (int r = slot; r < (int)p.batch * walked; r += slots) {
+        const int b = bs_div(r, by_walked), s = r - b * walked - before;
+        // Every load as stored, converted only once all are out (a conversion right after a
+        // load would wait for it), the taps with them (loaded before the loop, they would be
+        // converted there and waited for before any other load went out). Positions past the
+        // row read as 0, as do x̃ before -K and dout before 0 (their g is 0: no output there).
+        const cc1d_raw_taps taps = cc1d_load_raw_taps(p, c);
+        x_t xr[kBsXs], dr[CC1D_K + 1];
+#pragma unroll
+        for (int m = 0; m < kBsXs; ++m) {
+            const int q = s - CC1D_K + m;
+#if CC1D_HAS_INITIAL_STATES
+            const x_t* at = q >= 0 ? x + b * xb + q * xl
+                                   : reinterpret_cast<const x_t*>(p.initial_states) + b * (int)p.init_stride_b +
+                                         c * (int)p.init_stride_d + (q + CC1D_K) * (int)p.init_stride_k;
+            xr[m] = q >= -CC1D_K && q < L ? *at : zero;
+#else
+            xr[m] = q >= 0 && q < L ? x[b * xb + q * xl] : zero;
+#endif
+        }
+#pragma unroll
+        for (int j = 0; j <= CC1D_K; ++j) {
+            const int q = s + j;
+            dr[j] = q >= 0 && q < L ? dout[b * gb + q * gl] : zero;
+        }
+#if CC1D_HAS_SEQ_IDX
+        // ids[m] = id(s-K+m): before the row start seq_idx[b, 0] when initial_states feed
+        // the first sequence, else -1 (as bl_id_at in bwd_channel_last.cu); past the end -1.
+        int ids[2 * CC1D_K + 1];
+        const int* seq = p.seq_idx + b * (int)p.seq_stride_b;
+#pragma unroll
+        for (int m = 0; m <= 2 * CC1D_K; ++m) {
+            const int q = s - CC1D_K + m;
+            ids[m] = q >= L ? -1 : (q >= 0 ? seq[q * (int)p.seq_stride_l] : (CC1D_HAS_INITIAL_STATES ? seq[0] : -1));
+        }
+#endif
+#if CC1D_HAS_FINAL_STATES
+        // final_states[j] = x̃[L-K+j]: its gradient adds straight into dx.
+        const bool near_end = s >= L - CC1D_K;
+        const x_t fin = near_end ? reinterpret_cast<const x_t*>(p.dfinal_states)[b * (int)p.dfinal_stride_b +
+                                                                                  c * (int)p.dfinal_stride_d +
+                                                                                  (s - (L - CC1D_K)) * (int)p.dfinal_stride_k]
+                                 : zero;
+#endif
+        float w[CC1D_WIDTH];
+        [[maybe_unused]] const float bias = cc1d_taps_to_float(taps, w);
+        float xs[kBsXs];
+#pragma unroll
+        for (int m = 0; m < kBsXs; ++m) xs[m] = cc1d_to_float(xr[m]);
+
+        // g[j] = g at s + j: dout * act'(z), z over x̃[s+j-K .. s+j] within the sequence of
+        // s+j; 0 for padding and outside the row.
+        float g[CC1D_K + 1];
+#pragma unroll
+        for (int j = 0; j <= CC1D_K; ++j) {
+            float gv = cc1d_to_float(dr[j]);
+#if CC1D_SILU
+            float z = bias;
+#pragma unroll
+            for (int k = 0; k < CC1D_WIDTH; ++k) {
+#if CC1D_HAS_SEQ_IDX
+                z = fmaf(ids[j + k] == ids[j + CC1D_K] ? w[k] : 0.0f, xs[j + k], z);
+#else
+                z = fmaf(w[k], xs[j + k], z);
+#endif
+            }
+            gv *= cc1d_bwd_act_grad(z);
+#endif
+#if CC1D_HAS_SEQ_IDX
+            if (ids[j + CC1D_K] < 0) gv = 0.0f;   // padding: the output was forced to 0
+#endif
+            g[j] = gv;
+        }
+
+        // dx[s] = sum_k w[k] g[s+K-k] within the sequence of s.
+        float acc = 0.0f;
+#pragma unroll
+        for (int k = 0; k < CC1D_WIDTH; ++k) {
+#if CC1D_HAS_SEQ_IDX
+            if (ids[2 * CC1D_K - k] != ids[CC1D_K]) continue;
+#endif
+            acc = fmaf(w[k], g[CC1D_K - k], acc);
+        }
+#if CC1D_HAS_FINAL_STATES
+        if (near_end) acc += cc1d_to_float(fin);
+#endif
+        if (s >= 0) {
+            dx[b * (int)p.dx_stride_b + s * (int)p.dx_stride_l] = cc1d_to_x(acc);
+            db += g[0];
+#pragma unroll
+            for (int k = 0; k < CC1D_WIDTH; ++k) {
+#if CC1D_HAS_SEQ_IDX
+                if (ids[k] != ids[CC1D_K]) continue;
+#endif
+                dw[k] = fmaf(g[0], xs[k], dw[k]);   // x̃[s-K+k] * g[s]
+            }
+        } else {
+#if CC1D_HAS_INITIAL_STATES
+            reinterpret_cast<x_t*>(p.dinitial_states)[b * (int)p.dinit_stride_b + c * (int)p.dinit_stride_d +
+                                                      (s + CC1D_K) * (int)p.dinit_stride_k] = cc1d_to_x(acc);
+#endif
+        }
+    }
+}
+#endif
+
 extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY(cc1d_bwd_params p) {
     // Rows are staged with the K positions before their start: row b of a channel at
     // [b * span, (b + 1) * span), position s at b * span + K + s. Shared memory holds
@@ -109,126 +243,142 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY(
     const int lane_slots = 1 << lane_slots_log2;
     const int c = (int)(cc1d_flat_block() << shift) + lc;   // dim < 2^31 (the plan)
     const bool has = c < p.dim;
-    const int L = (int)p.seqlen, n = (int)(p.batch * p.seqlen);   // n <= CC1D_BWD_SMALL_POSITIONS * slots
-    const int span = L + CC1D_K, staged = (int)p.batch * span;
-    const bs_divisor by_l = bs_divisor_of(L), by_span = bs_divisor_of(span);
     const int groups = slots >> lane_slots_log2;
-    const int x_area = channels * (staged > CC1D_BWD_SUMS * groups ? staged : CC1D_BWD_SUMS * groups);
-    float* x_row = bs_shared + lc * staged;
-    float* g_row = bs_shared + x_area + lc * n;
-    [[maybe_unused]] int* ids = reinterpret_cast<int*>(bs_shared + x_area + channels * n);
 
-    float w[CC1D_WIDTH], dw[CC1D_WIDTH];
-    float bias = 0.0f, db = 0.0f;
+    float dw[CC1D_WIDTH], db = 0.0f;
 #pragma unroll
-    for (int k = 0; k < CC1D_WIDTH; ++k) w[k] = dw[k] = 0.0f;
-    if (has) bias = cc1d_load_channel_taps(p, c, w);
-    (void)bias;
+    for (int k = 0; k < CC1D_WIDTH; ++k) dw[k] = 0.0f;
 
-    // Phase 0. 32-bit element offsets of this channel in each tensor.
-    const x_t* x = reinterpret_cast<const x_t*>(p.x) + c * (int)p.x_stride_d;
-    const x_t* dout = reinterpret_cast<const x_t*>(p.dout) + c * (int)p.dout_stride_d;
-    const int xb = (int)p.x_stride_b, xl = (int)p.x_stride_l, gb = (int)p.dout_stride_b, gl = (int)p.dout_stride_l;
-    // A thread past D stages no rows, only its share of the ids.
-    const auto x_rows = bs_rows_of(x_row, slot, has ? staged : 0, slots, [&](int r) {
-        const int b = bs_div(r, by_span), s = r - b * span - CC1D_K;
-        if (s >= 0) return x[b * xb + s * xl];
+#if BS_REGISTERS
+    // One or two positions a thread (most small calls) in registers; with more, the staged
+    // phases' shared loads beat reloading every neighbour for every position (entry 64).
+    const int before_all = CC1D_HAS_INITIAL_STATES && p.dinitial_states != 0 ? CC1D_K : 0;
+    if ((int)p.batch * ((int)p.seqlen + before_all) <= 2 * slots) {
+        if (has) bs_walk_in_registers(p, c, slot, slots, dw, db);
+    } else
+#endif
+    {
+        const int L = (int)p.seqlen, n = (int)(p.batch * p.seqlen);   // n <= CC1D_BWD_SMALL_POSITIONS * slots
+        const int span = L + CC1D_K, staged = (int)p.batch * span;
+        const bs_divisor by_l = bs_divisor_of(L), by_span = bs_divisor_of(span);
+        const int x_area = channels * (staged > CC1D_BWD_SUMS * groups ? staged : CC1D_BWD_SUMS * groups);
+        float* x_row = bs_shared + lc * staged;
+        float* g_row = bs_shared + x_area + lc * n;
+        [[maybe_unused]] int* ids = reinterpret_cast<int*>(bs_shared + x_area + channels * n);
+
+        float w[CC1D_WIDTH];
+        float bias = 0.0f;
+#pragma unroll
+        for (int k = 0; k < CC1D_WIDTH; ++k) w[k] = 0.0f;
+        if (has) bias = cc1d_load_channel_taps(p, c, w);
+        (void)bias;
+
+        // Phase 0. 32-bit element offsets of this channel in each tensor.
+        const x_t* x = reinterpret_cast<const x_t*>(p.x) + c * (int)p.x_stride_d;
+        const x_t* dout = reinterpret_cast<const x_t*>(p.dout) + c * (int)p.dout_stride_d;
+        const int xb = (int)p.x_stride_b, xl = (int)p.x_stride_l, gb = (int)p.dout_stride_b, gl = (int)p.dout_stride_l;
+        // A thread past D stages no rows, only its share of the ids.
+        const auto x_rows = bs_rows_of(x_row, slot, has ? staged : 0, slots, [&](int r) {
+            const int b = bs_div(r, by_span), s = r - b * span - CC1D_K;
+            if (s >= 0) return x[b * xb + s * xl];
 #if CC1D_HAS_INITIAL_STATES
-        return reinterpret_cast<const x_t*>(p.initial_states)[b * (int)p.init_stride_b + c * (int)p.init_stride_d +
-                                                               (s + CC1D_K) * (int)p.init_stride_k];
+            return reinterpret_cast<const x_t*>(p.initial_states)[b * (int)p.init_stride_b + c * (int)p.init_stride_d +
+                                                                   (s + CC1D_K) * (int)p.init_stride_k];
 #else
-        return cc1d_of_bits<x_t>(0u);
+            return cc1d_of_bits<x_t>(0u);
 #endif
-    });
-    const auto dout_rows = bs_rows_of(g_row, slot, has ? n : 0, slots, [&](int q) {
-        const int b = bs_div(q, by_l);
-        return dout[b * gb + (q - b * L) * gl];
-    });
+        });
+        const auto dout_rows = bs_rows_of(g_row, slot, has ? n : 0, slots, [&](int q) {
+            const int b = bs_div(q, by_l);
+            return dout[b * gb + (q - b * L) * gl];
+        });
 #if CC1D_HAS_SEQ_IDX
-    // Before a row start: seq_idx[b, 0] when initial_states feed the first sequence, else
-    // -1 (as bl_id_at in bwd_channel_last.cu).
-    const int sb = (int)p.seq_stride_b, sl = (int)p.seq_stride_l;
-    const auto id_rows = bs_rows_of(ids, t, staged, CC1D_BWD_SMALL_THREADS, [&](int r) {
-        const int b = bs_div(r, by_span), s = r - b * span - CC1D_K;
-        if (s >= 0) return p.seq_idx[b * sb + s * sl];
-        return CC1D_HAS_INITIAL_STATES ? p.seq_idx[b * sb] : -1;
-    });
+        // Before a row start: seq_idx[b, 0] when initial_states feed the first sequence, else
+        // -1 (as bl_id_at in bwd_channel_last.cu).
+        const int sb = (int)p.seq_stride_b, sl = (int)p.seq_stride_l;
+        const auto id_rows = bs_rows_of(ids, t, staged, CC1D_BWD_SMALL_THREADS, [&](int r) {
+            const int b = bs_div(r, by_span), s = r - b * span - CC1D_K;
+            if (s >= 0) return p.seq_idx[b * sb + s * sl];
+            return CC1D_HAS_INITIAL_STATES ? p.seq_idx[b * sb] : -1;
+        });
 #else
-    const auto id_rows = bs_rows_of(ids, 0, 0, 1, [](int) { return 0; });
+        const auto id_rows = bs_rows_of(ids, 0, 0, 1, [](int) { return 0; });
 #endif
-    bs_stage_all(x_rows, dout_rows, id_rows);
-    __syncthreads();
+        bs_stage_all(x_rows, dout_rows, id_rows);
+        __syncthreads();
 
-    // Phase 1: g over dout, and the thread's shares of dw and db.
-    if (has) {
+        // Phase 1: g over dout, and the thread's shares of dw and db.
+        if (has) {
 #pragma unroll 1
-        for (int q = slot; q < n; q += slots) {
-            const int at = q + bs_div(q, by_l) * CC1D_K;   // staged index of x̃[s - K], s = q - b * L
-            float g = g_row[q];
+            for (int q = slot; q < n; q += slots) {
+                const int at = q + bs_div(q, by_l) * CC1D_K;   // staged index of x̃[s - K], s = q - b * L
+                float g = g_row[q];
 #if CC1D_SILU
-            float z = bias;
+                float z = bias;
 #pragma unroll
-            for (int k = 0; k < CC1D_WIDTH; ++k) {
+                for (int k = 0; k < CC1D_WIDTH; ++k) {
 #if CC1D_HAS_SEQ_IDX
-                z = fmaf(ids[at + k] == ids[at + CC1D_K] ? w[k] : 0.0f, x_row[at + k], z);
+                    z = fmaf(ids[at + k] == ids[at + CC1D_K] ? w[k] : 0.0f, x_row[at + k], z);
 #else
-                z = fmaf(w[k], x_row[at + k], z);
+                    z = fmaf(w[k], x_row[at + k], z);
 #endif
-            }
-            g *= cc1d_bwd_act_grad(z);
+                }
+                g *= cc1d_bwd_act_grad(z);
 #endif
 #if CC1D_HAS_SEQ_IDX
-            if (ids[at + CC1D_K] < 0) g = 0.0f;   // padding: the output was forced to 0
+                if (ids[at + CC1D_K] < 0) g = 0.0f;   // padding: the output was forced to 0
 #endif
-            g_row[q] = g;   // (only this thread reads or writes entry q in this phase)
-            db += g;
+                g_row[q] = g;   // (only this thread reads or writes entry q in this phase)
+                db += g;
 #pragma unroll
-            for (int k = 0; k < CC1D_WIDTH; ++k) {
+                for (int k = 0; k < CC1D_WIDTH; ++k) {
 #if CC1D_HAS_SEQ_IDX
-                if (ids[at + k] != ids[at + CC1D_K]) continue;
+                    if (ids[at + k] != ids[at + CC1D_K]) continue;
 #endif
-                dw[k] = fmaf(g, x_row[at + k], dw[k]);   // x̃[s-K+k] * g[s]
+                    dw[k] = fmaf(g, x_row[at + k], dw[k]);   // x̃[s-K+k] * g[s]
+                }
             }
         }
-    }
-    __syncthreads();
+        __syncthreads();
 
-    // Phase 2: dx[s], and dinitial_states for s < 0 when asked for.
-    const int before = CC1D_HAS_INITIAL_STATES && p.dinitial_states != 0 ? CC1D_K : 0;
-    const int walked = L + before;
-    const bs_divisor by_walked = bs_divisor_of(walked);
-    if (has) {
-        x_t* dx = reinterpret_cast<x_t*>(p.dx) + c * (int)p.dx_stride_d;
+        // Phase 2: dx[s], and dinitial_states for s < 0 when asked for.
+        const int before = CC1D_HAS_INITIAL_STATES && p.dinitial_states != 0 ? CC1D_K : 0;
+        const int walked = L + before;
+        const bs_divisor by_walked = bs_divisor_of(walked);
+        if (has) {
+            x_t* dx = reinterpret_cast<x_t*>(p.dx) + c * (int)p.dx_stride_d;
 #pragma unroll 1
-        for (int r = slot; r < (int)p.batch * walked; r += slots) {
-            const int b = bs_div(r, by_walked), s = r - b * walked - before;
-            const float* g_b = g_row + b * L;
-            [[maybe_unused]] const int* ids_b = ids + b * span + CC1D_K;   // ids_b[s], s >= -K
-            float acc = 0.0f;
+            for (int r = slot; r < (int)p.batch * walked; r += slots) {
+                const int b = bs_div(r, by_walked), s = r - b * walked - before;
+                const float* g_b = g_row + b * L;
+                [[maybe_unused]] const int* ids_b = ids + b * span + CC1D_K;   // ids_b[s], s >= -K
+                float acc = 0.0f;
 #pragma unroll
-            for (int k = 0; k < CC1D_WIDTH; ++k) {
-                const int q = s + CC1D_K - k;   // g[q] reaches x̃[s] through w[k]
-                if (q < 0 || q >= L) continue;
+                for (int k = 0; k < CC1D_WIDTH; ++k) {
+                    const int q = s + CC1D_K - k;   // g[q] reaches x̃[s] through w[k]
+                    if (q < 0 || q >= L) continue;
 #if CC1D_HAS_SEQ_IDX
-                if (ids_b[q] != ids_b[s]) continue;
+                    if (ids_b[q] != ids_b[s]) continue;
 #endif
-                acc = fmaf(w[k], g_b[q], acc);
-            }
+                    acc = fmaf(w[k], g_b[q], acc);
+                }
 #if CC1D_HAS_FINAL_STATES
-            // final_states[j] = x̃[L-K+j]: its gradient adds straight in.
-            if (s >= L - CC1D_K)
-                acc += cc1d_load_float<x_t>(p.dfinal_states, b * (int)p.dfinal_stride_b + c * (int)p.dfinal_stride_d +
-                                                                 (s - (L - CC1D_K)) * (int)p.dfinal_stride_k);
+                // final_states[j] = x̃[L-K+j]: its gradient adds straight in.
+                if (s >= L - CC1D_K)
+                    acc += cc1d_load_float<x_t>(p.dfinal_states, b * (int)p.dfinal_stride_b + c * (int)p.dfinal_stride_d +
+                                                                     (s - (L - CC1D_K)) * (int)p.dfinal_stride_k);
 #endif
-            if (s >= 0) {
-                dx[b * (int)p.dx_stride_b + s * (int)p.dx_stride_l] = cc1d_to_x(acc);
-            } else {
+                if (s >= 0) {
+                    dx[b * (int)p.dx_stride_b + s * (int)p.dx_stride_l] = cc1d_to_x(acc);
+                } else {
 #if CC1D_HAS_INITIAL_STATES
-                reinterpret_cast<x_t*>(p.dinitial_states)[b * (int)p.dinit_stride_b + c * (int)p.dinit_stride_d +
-                                                          (s + CC1D_K) * (int)p.dinit_stride_k] = cc1d_to_x(acc);
+                    reinterpret_cast<x_t*>(p.dinitial_states)[b * (int)p.dinit_stride_b + c * (int)p.dinit_stride_d +
+                                                              (s + CC1D_K) * (int)p.dinit_stride_k] = cc1d_to_x(acc);
 #endif
+                }
             }
         }
+
     }
 
     // Phase 3: each sum over the channel's slots. Within 32 lanes a butterfly over the

@@ -416,6 +416,30 @@ CC1D_DEVICE float cc1d_gather_lane_taps(unsigned int mine, float (&w)[CC1D_WIDTH
     for (int k = 0; k < CC1D_WIDTH; ++k) w[k] = cc1d_to_float(cc1d_of_bits<w_t>((unsigned int)cc1d_shfl_group32((int)mine, k)));
     return cc1d_to_float(cc1d_of_bits<w_t>((unsigned int)cc1d_shfl_group32((int)mine, CC1D_WIDTH)));
 }
+// The weights and bias of channel d (one that exists) as stored, for a kernel that loads
+// them together with its data and converts them (cc1d_taps_to_float) once all are out.
+struct cc1d_raw_taps {
+    w_t w[CC1D_WIDTH];
+    w_t bias;   // 0 without one
+};
+template <class Params>
+CC1D_DEVICE cc1d_raw_taps cc1d_load_raw_taps(const Params& p, cc1d_i64 d) {
+    cc1d_raw_taps r;
+    const w_t* weight = reinterpret_cast<const w_t*>(p.weight);
+#pragma unroll
+    for (int k = 0; k < CC1D_WIDTH; ++k) r.w[k] = weight[d * p.w_stride_d + k * p.w_stride_k];
+    r.bias = cc1d_of_bits<w_t>(0u);
+#if CC1D_HAS_BIAS
+    r.bias = reinterpret_cast<const w_t*>(p.bias)[d * p.bias_stride];
+#endif
+    return r;
+}
+// The taps as fp32 into w; returns the bias.
+CC1D_DEVICE float cc1d_taps_to_float(const cc1d_raw_taps& r, float (&w)[CC1D_WIDTH]) {
+#pragma unroll
+    for (int k = 0; k < CC1D_WIDTH; ++k) w[k] = cc1d_to_float(r.w[k]);
+    return cc1d_to_float(r.bias);
+}
 // Weights of channel d (one that exists) as fp32 into w; returns its bias (0 without one).
 template <class Params>
 CC1D_DEVICE float cc1d_load_channel_taps(const Params& p, cc1d_i64 d, float (&w)[CC1D_WIDTH]) {
