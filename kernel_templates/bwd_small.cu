@@ -91,6 +91,34 @@ CC1D_DEVICE void bs_stage_all(const A& a, const B& b, const C& c) {
     else bs_stage<8>(a, b, c);
 }
 
+// g at one position: dout * act'(z) with z = bias + sum_k w[k] x̃(k) over the taps in the
+// position's own sequence (x̃(k): the window's tap k, id(k) its id, id(K) the position's),
+// 0 at padding (id < 0). Both paths below compute it this way.
+template <typename Xs, typename Ids>
+CC1D_DEVICE float bs_g(float dout, const float (&w)[CC1D_WIDTH], float bias, Xs xs, Ids id) {
+    float g = dout;
+#if CC1D_SILU
+    float z = bias;
+#pragma unroll
+    for (int k = 0; k < CC1D_WIDTH; ++k) {
+#if CC1D_HAS_SEQ_IDX
+        z = fmaf(id(k) == id(CC1D_K) ? w[k] : 0.0f, xs(k), z);
+#else
+        z = fmaf(w[k], xs(k), z);
+#endif
+    }
+    g *= cc1d_bwd_act_grad(z);
+#else
+    (void)w; (void)bias; (void)xs;
+#endif
+#if CC1D_HAS_SEQ_IDX
+    if (id(CC1D_K) < 0) g = 0.0f;   // padding: the output was forced to 0
+#else
+    (void)id;
+#endif
+    return g;
+}
+
 // Channel-first windows of up to 4 taps walk in registers (BS_REGISTERS): a thread loads,
 // for each of its positions s, x̃[s-K .. s+K] (to s with silu off), dout[s .. s+K] and the
 // ids straight from memory (the lanes of a warp hold neighbouring positions, so they share
@@ -171,23 +199,12 @@ CC1D_DEVICE void bs_walk_in_registers(const cc1d_bwd_params& p, int c, int slot,
         float g[CC1D_K + 1];
 #pragma unroll
         for (int j = 0; j <= CC1D_K; ++j) {
-            float gv = cc1d_to_float(dr[j]);
-#if CC1D_SILU
-            float z = bias;
-#pragma unroll
-            for (int k = 0; k < CC1D_WIDTH; ++k) {
 #if CC1D_HAS_SEQ_IDX
-                z = fmaf(ids[j + k] == ids[j + CC1D_K] ? w[k] : 0.0f, xs[j + k], z);
+            const auto id = [&](int k) { return ids[j + k]; };
 #else
-                z = fmaf(w[k], xs[j + k], z);
+            const auto id = [](int) { return 0; };
 #endif
-            }
-            gv *= cc1d_bwd_act_grad(z);
-#endif
-#if CC1D_HAS_SEQ_IDX
-            if (ids[j + CC1D_K] < 0) gv = 0.0f;   // padding: the output was forced to 0
-#endif
-            g[j] = gv;
+            g[j] = bs_g(cc1d_to_float(dr[j]), w, bias, [&](int k) { return xs[j + k]; }, id);
         }
 
         // dx[s] = sum_k w[k] g[s+K-k] within the sequence of s.
@@ -312,22 +329,12 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY(
 #pragma unroll 1
             for (int q = slot; q < n; q += slots) {
                 const int at = q + bs_div(q, by_l) * CC1D_K;   // staged index of x̃[s - K], s = q - b * L
-                float g = g_row[q];
-#if CC1D_SILU
-                float z = bias;
-#pragma unroll
-                for (int k = 0; k < CC1D_WIDTH; ++k) {
 #if CC1D_HAS_SEQ_IDX
-                    z = fmaf(ids[at + k] == ids[at + CC1D_K] ? w[k] : 0.0f, x_row[at + k], z);
+                const auto id = [&](int k) { return ids[at + k]; };
 #else
-                    z = fmaf(w[k], x_row[at + k], z);
+                const auto id = [](int) { return 0; };
 #endif
-                }
-                g *= cc1d_bwd_act_grad(z);
-#endif
-#if CC1D_HAS_SEQ_IDX
-                if (ids[at + CC1D_K] < 0) g = 0.0f;   // padding: the output was forced to 0
-#endif
+                const float g = bs_g(g_row[q], w, bias, [&](int k) { return x_row[at + k]; }, id);
                 g_row[q] = g;   // (only this thread reads or writes entry q in this phase)
                 db += g;
 #pragma unroll
