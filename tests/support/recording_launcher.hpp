@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -34,6 +35,17 @@ struct RecordingLauncher final : launch::Launcher {
     void launch_overlapped(launch::Kernel kernel, device::Dim3 grid, device::Dim3 block, unsigned shared,
                            const void* p, std::size_t size) override {
         launch(kernel, grid, block, shared, p, size);
+    }
+    // The call's one launch, checked to be the main kernel with `threads` threads a block,
+    // `blocks` blocks (the grid flattened) and `shared` bytes of dynamic shared memory.
+    const Launch& only_main_launch(unsigned threads, std::int64_t blocks, unsigned shared) const {
+        REQUIRE(launches.size() == 1);
+        const Launch& l = launches[0];
+        CHECK(l.kernel == launch::Kernel::main);
+        CHECK(l.block.x == threads);
+        CHECK(std::int64_t(l.grid.x) * l.grid.y == blocks);
+        CHECK(l.shared == shared);
+        return l;
     }
     int multiprocessor_count() override { return sm_count; }
     int main_resident_blocks() override { return resident; }

@@ -127,12 +127,7 @@ TEST_CASE("small backward call: one launch of its module's kernel, which writes 
             v.small_call = true;
             test::RecordingLauncher<cc1d_bwd_params> launcher;
             backward::run_small(launcher, v, args, *plan);
-            REQUIRE(launcher.launches.size() == 1);
-            const auto& l = launcher.launches[0];
-            CHECK(l.kernel == Kernel::main);
-            CHECK(l.block.x == CC1D_BWD_SMALL_THREADS);
-            CHECK(std::int64_t(l.grid.x) * l.grid.y == 64);
-            CHECK(l.shared == plan->shared_bytes);
+            const auto& l = launcher.only_main_launch(CC1D_BWD_SMALL_THREADS, 64, plan->shared_bytes);
             CHECK(l.params.dw_mode == CC1D_DW_DIRECT);
             CHECK(l.params.small_channel_shift == 0);
             CHECK(l.params.dim == 64);

@@ -115,12 +115,8 @@ TEST_CASE("small forward call: one launch of its module's kernel, the index spli
         REQUIRE(plan.has_value());
         test::RecordingLauncher<cc1d_fwd_params> launcher;
         forward::run_small(launcher, v, args, *plan);
-        REQUIRE(launcher.launches.size() == 1);
-        const auto& l = launcher.launches[0];
-        CHECK(l.kernel == Kernel::main);
-        CHECK(l.block.x == CC1D_FWD_SMALL_THREADS);
-        CHECK(std::int64_t(l.grid.x) * l.grid.y == util::ceil_div(3 * 67 * 129, CC1D_FWD_SMALL_THREADS));
-        CHECK(l.shared == 0);
+        const auto& l =
+            launcher.only_main_launch(CC1D_FWD_SMALL_THREADS, util::ceil_div(3 * 67 * 129, CC1D_FWD_SMALL_THREADS), 0);
         // The fastest index first: time channel-first, channels channel-last.
         const std::uint32_t inner = cl ? 67 : 129, middle = cl ? 129 : 67;
         CHECK(util::divide(1000, l.params.small_by_inner) == 1000 / inner);
