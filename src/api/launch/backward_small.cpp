@@ -51,6 +51,8 @@ std::optional<SmallPlan> plan_small(const Variant& variant, const BackwardArgs& 
     // Shared memory as bwd_small.cu lays it out: the rows of x̃ with the K positions
     // before each start (or the lane groups' sums, whichever is larger; lanes of one
     // channel within 32 form a group), g of every position, and with seq_idx the ids.
+    // Calls the kernel walks in registers use only the sums' part; they get the same size,
+    // so which calls the small kernel takes does not depend on its path.
     const int lane_slots = variant.layout == Layout::channel_last ? std::max(1, 32 >> std::min(plan.channel_shift, 5))
                                                                   : std::min(plan.slots, 32);
     const std::int64_t staged = batch * (seqlen + variant.width - 1);
