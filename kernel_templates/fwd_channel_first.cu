@@ -46,7 +46,17 @@ CC1D_DEVICE cc1d_vec16 cf_load_halo(const cc1d_fwd_params& p, const x_t* xrow, c
     return v;
 }
 
-extern "C" __global__ void __launch_bounds__(CC1D_FWD_CF_THREADS) CC1D_ENTRY(cc1d_fwd_params p) {
+// 16 blocks per SM (NVIDIA): holds the kernel at 32 registers without spills, where 34-36
+// let only 12 blocks share an SM. On an H200 1-2% faster on 4x5376x4096 in 16-bit, on an
+// H100 unchanged (docs/perf.md, entry 65). seq_idx and widths past 8 keep the plain bound
+// (they would spill); HIP reads a second argument differently (bwd_channel_first.cu).
+#if !defined(CC1D_BACKEND_HIP) && !CC1D_HAS_SEQ_IDX && CC1D_WIDTH <= 8
+#define CF_LAUNCH_BOUNDS __launch_bounds__(CC1D_FWD_CF_THREADS, 16)
+#else
+#define CF_LAUNCH_BOUNDS __launch_bounds__(CC1D_FWD_CF_THREADS)
+#endif
+
+extern "C" __global__ void CF_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_fwd_params p) {
     extern __shared__ cc1d_vec16 cf_smem[];
 
     const unsigned int block = cc1d_flat_block();

@@ -56,3 +56,21 @@ CC1D_DEVICE void cc1d_allow_dependent_launch() {
     asm volatile("griddepcontrol.launch_dependents;" :::);
 #endif
 }
+
+// Asynchronous global-to-shared copies (cp.async, sm_80+): a tile staged this way keeps
+// its loads in flight without holding them in registers, so the registers (and with them
+// the blocks per SM, hence the bytes in flight) stay those of the compute. A thread's
+// copies are complete after cc1d_wait_async_copies; a barrier after that shows every
+// thread's copies to the whole block.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define CC1D_HAS_ASYNC_COPY 1
+// 16 bytes, both addresses 16-byte aligned. .cg: staged data is read from shared memory,
+// not again from L1.
+CC1D_DEVICE void cc1d_copy16_async(void* shared_slot, const void* from) {
+    const unsigned int to = (unsigned int)__cvta_generic_to_shared(shared_slot);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(from) : "memory");
+}
+CC1D_DEVICE void cc1d_wait_async_copies() { asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory"); }
+#else
+#define CC1D_HAS_ASYNC_COPY 0
+#endif

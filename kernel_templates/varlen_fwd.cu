@@ -130,7 +130,14 @@ CC1D_DEVICE void vl_write_states(const cc1d_varlen_params& p) {
 // of cu_seqlens per thread, all at once, and counts the answers with one barrier, so a
 // lookup costs two or three load latencies for up to blockDim.x sequences (one more
 // round per factor of blockDim.x), where one thread's binary search costs a dependent
-// load per halving, with the whole block waiting on it.
+// load per halving, with the whole block waiting on it. The channel-last kernel, which
+// lists no slots, takes vl_block_offsets: with fewer than blockDim.x - 1 sequences (a
+// usual prefill batch) one round loads every offset, a single load latency. These loads
+// stand between the tile's loads and its first use of them, so every latency they add
+// lengthens the life of every block (docs/perf.md, entry 65). The channel-first kernel
+// keeps vl_block_cuts: the one-round listing took it to 32 registers with a spill there,
+// 2% faster on an H200 and 2% slower on an H100; listing the slots in the same round took
+// its states variant from 40 to 48 registers, 4% slower on an H200.
 
 constexpr int kVlListed = 30;   // boundaries a block keeps (more: its tokens search one by one);
                                 // kVlListed + 2 <= 32, the smallest block, so a round lists them all
@@ -179,6 +186,23 @@ CC1D_DEVICE VlCuts vl_block_cuts(const cc1d_varlen_params& p, cc1d_i64 from, cc1
     const bool inside = j >= 1 && i <= p.num_seqs && offset < to;
     if (j <= kVlListed + 1) cuts[j] = offset;
     if (slots != nullptr && inside && j <= kVlListed) slots[j - 1] = i < p.num_seqs ? vl_history_slot(p, i) : -1;
+    c.n = __syncthreads_count(inside);
+    return c;
+}
+
+// vl_block_cuts without slots, in one round when the block has a thread for every offset
+// and one more: thread j holds offset j (p.total past N, so cuts[n + 1] always exists),
+// list entry k is thread first - 1 + k.
+CC1D_DEVICE VlCuts vl_block_offsets(const cc1d_varlen_params& p, cc1d_i64 from, cc1d_i64 to, cc1d_i64* cuts) {
+    if (p.num_seqs + 2 > (cc1d_i64)blockDim.x) return vl_block_cuts(p, from, to, cuts, nullptr);
+    const int j = threadIdx.x;
+    const bool offset_j = j <= p.num_seqs;
+    const cc1d_i64 offset = offset_j ? vl_offset(p, j) : p.total;
+    VlCuts c;
+    c.first = __syncthreads_count(offset_j && offset <= from);
+    const int k = j + 1 - (int)c.first;
+    const bool inside = k >= 1 && offset_j && offset < to;
+    if (k >= 0 && k <= kVlListed + 1) cuts[k] = offset;
     c.n = __syncthreads_count(inside);
     return c;
 }
@@ -373,10 +397,14 @@ constexpr int kVlStores = kVlRows * kVlRowVecs / CC1D_FWD_CL_THREADS;
 constexpr int kVlInElems = kVlInVecs * CC1D_VEC;
 
 // The tile's input rows t0-K .. t0+rows-1 (zeros outside [0, total) and past D; channels
-// adjacent), in two steps so the block can work while the loads are in flight: when the
-// whole tile is vectorizable, vl_issue_tile_loads issues every 16-byte load into v and
-// vl_park_tile stores them to shared memory; otherwise the first moves the tile element by
-// element (as fwd_channel_last.cu) and the second does nothing.
+// adjacent), in two steps so the block can work while the loads are in flight:
+// vl_issue_tile_loads starts them and vl_park_tile completes the tile in shared memory.
+// A whole vectorizable tile moves as 16-byte vectors: with cp.async (NVIDIA sm_80+)
+// straight into shared memory, so the loads hold no registers (55 -> 38-40 registers at
+// width 4, 12 blocks per SM instead of 9: on an H200 the bytes in flight are what this
+// kernel lacked; docs/perf.md, entry 65), else through v. Other tiles move element by
+// element (as fwd_channel_last.cu) in the first step.
+#define VL_ASYNC_TILE CC1D_HAS_ASYNC_COPY
 CC1D_DEVICE void vl_issue_tile_loads(const cc1d_varlen_params& p, cc1d_i64 t0, cc1d_i64 c0, bool vector_tile,
                                      cc1d_vec16 (&v)[kVlLoads], cc1d_vec16* s_in) {
     const x_t* x = reinterpret_cast<const x_t*>(p.x) + c0;
@@ -386,8 +414,15 @@ CC1D_DEVICE void vl_issue_tile_loads(const cc1d_varlen_params& p, cc1d_i64 t0, c
             const int i = threadIdx.x + m * CC1D_FWD_CL_THREADS;
             const int row = i / kVlRowVecs, col = i - row * kVlRowVecs;
             const cc1d_i64 t = t0 - CC1D_K + row;
-            v[m] = i < kVlInVecs && t >= 0 && t < p.total ? cc1d_v16_load_aligned(x + t * p.x_stride_l + col * CC1D_VEC)
-                                                          : cc1d_v16_zero();
+            const bool inside = i < kVlInVecs && t >= 0 && t < p.total;
+#if VL_ASYNC_TILE
+            if (inside)
+                cc1d_copy16_async(&s_in[i], x + t * p.x_stride_l + col * CC1D_VEC);
+            else if (i < kVlInVecs)
+                cc1d_v16_store_aligned(&s_in[i], cc1d_v16_zero());
+#else
+            v[m] = inside ? cc1d_v16_load_aligned(x + t * p.x_stride_l + col * CC1D_VEC) : cc1d_v16_zero();
+#endif
         }
     } else {
         x_t* elems = reinterpret_cast<x_t*>(s_in);
@@ -399,13 +434,20 @@ CC1D_DEVICE void vl_issue_tile_loads(const cc1d_varlen_params& p, cc1d_i64 t0, c
         }
     }
 }
+// This thread's part of the tile is in shared memory on return (a barrier then shows the
+// whole tile to the block).
 CC1D_DEVICE void vl_park_tile(bool vector_tile, const cc1d_vec16 (&v)[kVlLoads], cc1d_vec16* s_in) {
     if (!vector_tile) return;
+#if VL_ASYNC_TILE
+    (void)v; (void)s_in;
+    cc1d_wait_async_copies();
+#else
 #pragma unroll
     for (int m = 0; m < kVlLoads; ++m) {
         const int i = threadIdx.x + m * CC1D_FWD_CL_THREADS;
         if (i < kVlInVecs) cc1d_v16_store_aligned(&s_in[i], v[m]);
     }
+#endif
 }
 
 CC1D_DEVICE void vl_store_tile(const cc1d_varlen_params& p, cc1d_i64 t0, cc1d_i64 c0, bool vector_tile,
@@ -474,7 +516,7 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
     // The tile's sequence boundaries, listed by the block while its loads are in flight;
     // this thread's steps, and the sequence holding the first of them.
     __shared__ cc1d_i64 s_cuts[kVlListed + 2];
-    const VlCuts cuts = vl_block_cuts(p, t0 - 1, t0 + kVlRows, s_cuts, nullptr);
+    const VlCuts cuts = vl_block_offsets(p, t0 - 1, t0 + kVlRows, s_cuts);
     const int first = segment * kVlSteps;
     const cc1d_i64 t_first = t0 + first;
     VlPlace place = vl_locate_in_cuts(p, cuts, s_cuts, t_first);
@@ -524,9 +566,17 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
 }
 #endif
 
-extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_THREADS > CC1D_FWD_CF_THREADS ? CC1D_FWD_CL_THREADS
-                                                                                     : CC1D_FWD_CF_THREADS)
-    CC1D_ENTRY(cc1d_varlen_params p) {
+// Channel-last up to width 4 (NVIDIA) asks for 12 blocks per SM, which its registers
+// (38-40 with cp.async staging) allow without spills; ptxas otherwise chose up to 46 in
+// some builds, 10 blocks (H200 prefill bench: 201 -> 196 us; docs/perf.md, entry 65).
+// HIP reads a second argument differently (bwd_channel_first.cu).
+#if CC1D_CHANNEL_LAST && CC1D_WIDTH <= 4 && !defined(CC1D_BACKEND_HIP)
+#define VL_LAUNCH_BOUNDS __launch_bounds__(CC1D_FWD_CL_THREADS, 12)
+#else
+#define VL_LAUNCH_BOUNDS \
+    __launch_bounds__(CC1D_FWD_CL_THREADS > CC1D_FWD_CF_THREADS ? CC1D_FWD_CL_THREADS : CC1D_FWD_CF_THREADS)
+#endif
+extern "C" __global__ void VL_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_varlen_params p) {
     if (p.phase == 1)
         vl_write_states(p);
     else
