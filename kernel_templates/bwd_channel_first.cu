@@ -373,12 +373,8 @@ CC1D_DEVICE void bf_dx_pass(const cc1d_bwd_params& p, const bf_shared& s, const 
 
 #if BF_ASYNC_STAGE
 // 16 bytes from global to shared memory, asynchronously (complete after bf_wait_copies).
-// .cg: the data is used once, from shared memory; no need to keep it in L1.
-CC1D_DEVICE void bf_copy_async(void* slot, const void* from) {
-    const unsigned int to = (unsigned int)__cvta_generic_to_shared(slot);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(from) : "memory");
-}
-CC1D_DEVICE void bf_wait_copies() { asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory"); }
+CC1D_DEVICE void bf_copy_async(void* slot, const void* from) { cc1d_copy16_async(slot, from); }
+CC1D_DEVICE void bf_wait_copies() { cc1d_wait_async_copies(); }
 
 // The own vectors of x and dout: whole aligned vectors by cp.async, tails and unaligned
 // rows element by element through registers. The previous unit no longer reads these
