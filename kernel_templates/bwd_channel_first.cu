@@ -42,7 +42,7 @@ constexpr int kBfIlp = CC1D_BWD_CF_ILP((int)sizeof(x_t), CC1D_SILU);   // most v
 // (no shared-memory stores). That kernel is issue-bound: on an H200, 10-17% faster
 // (docs/perf.md, entry 22). The memory-bound variants (fp32, no activation) ran 4-6%
 // slower that way on an H100: they stage through registers.
-#if defined(CC1D_BACKEND_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && CC1D_SILU && CC1D_X_DTYPE != 0
+#if CC1D_HAS_ASYNC_COPY && CC1D_SILU && CC1D_X_DTYPE != 0
 #define BF_ASYNC_STAGE 1
 #else
 #define BF_ASYNC_STAGE 0
@@ -372,9 +372,6 @@ CC1D_DEVICE void bf_dx_pass(const cc1d_bwd_params& p, const bf_shared& s, const 
 }
 
 #if BF_ASYNC_STAGE
-// 16 bytes from global to shared memory, asynchronously (complete after bf_wait_copies).
-CC1D_DEVICE void bf_copy_async(void* slot, const void* from) { cc1d_copy16_async(slot, from); }
-CC1D_DEVICE void bf_wait_copies() { cc1d_wait_async_copies(); }
 
 // The own vectors of x and dout: whole aligned vectors by cp.async, tails and unaligned
 // rows element by element through registers. The previous unit no longer reads these
@@ -387,8 +384,8 @@ CC1D_DEVICE void bf_stage_own_async(const cc1d_bwd_params& p, const bf_shared& s
         const cc1d_i64 pos = t.t0 + (cc1d_i64)j * CC1D_VEC;
         if (i >= p.ilp) break;
         if (p.vector_ok != 0 && pos + CC1D_VEC <= t.L) {
-            bf_copy_async(s.x + kBfHalo + j, t.xrow + pos);
-            bf_copy_async(s.d + j, t.drow + pos);
+            cc1d_copy16_async(s.x + kBfHalo + j, t.xrow + pos);
+            cc1d_copy16_async(s.d + j, t.drow + pos);
         } else {   // element by element; zeros past the row end
             s.x[kBfHalo + j] = cc1d_v16_load(t.xrow, p.x_stride_l, pos, t.L, false);
             s.d[j] = cc1d_v16_load(t.drow, p.dout_stride_l, pos, t.L, false);
@@ -408,7 +405,7 @@ CC1D_DEVICE void bf_stage_ids_async(const cc1d_bwd_params& p, const bf_shared& s
         if (i >= p.ilp) break;
         if (p.seq_vector_ok != 0 && pos + CC1D_VEC <= t.L) {
 #pragma unroll
-            for (int r = 0; r < kBfIdVecs; ++r) bf_copy_async(ids + j * kBfIdVecs + r, t.seq_row + pos + 4 * r);
+            for (int r = 0; r < kBfIdVecs; ++r) cc1d_copy16_async(ids + j * kBfIdVecs + r, t.seq_row + pos + 4 * r);
         } else {
             cc1d_vec16 v[kBfIdVecs];
             bf_load_ids(p, t.seq_row, pos, v);
@@ -516,7 +513,7 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
     if (reaches_end && tid < CC1D_K) s.fin[tid] = fin;
 #endif
 #if BF_ASYNC_STAGE
-    bf_wait_copies();   // this thread's copies; the barrier then shows everyone's to all
+    cc1d_wait_async_copies();   // this thread's copies; the barrier then shows everyone's to all
 #endif
     __syncthreads();
 

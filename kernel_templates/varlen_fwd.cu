@@ -404,7 +404,6 @@ constexpr int kVlInElems = kVlInVecs * CC1D_VEC;
 // width 4, 12 blocks per SM instead of 9: on an H200 the bytes in flight are what this
 // kernel lacked; docs/perf.md, entry 65), else through v. Other tiles move element by
 // element (as fwd_channel_last.cu) in the first step.
-#define VL_ASYNC_TILE CC1D_HAS_ASYNC_COPY
 CC1D_DEVICE void vl_issue_tile_loads(const cc1d_varlen_params& p, cc1d_i64 t0, cc1d_i64 c0, bool vector_tile,
                                      cc1d_vec16 (&v)[kVlLoads], cc1d_vec16* s_in) {
     const x_t* x = reinterpret_cast<const x_t*>(p.x) + c0;
@@ -415,7 +414,7 @@ CC1D_DEVICE void vl_issue_tile_loads(const cc1d_varlen_params& p, cc1d_i64 t0, c
             const int row = i / kVlRowVecs, col = i - row * kVlRowVecs;
             const cc1d_i64 t = t0 - CC1D_K + row;
             const bool inside = i < kVlInVecs && t >= 0 && t < p.total;
-#if VL_ASYNC_TILE
+#if CC1D_HAS_ASYNC_COPY
             if (inside)
                 cc1d_copy16_async(&s_in[i], x + t * p.x_stride_l + col * CC1D_VEC);
             else if (i < kVlInVecs)
@@ -438,7 +437,7 @@ CC1D_DEVICE void vl_issue_tile_loads(const cc1d_varlen_params& p, cc1d_i64 t0, c
 // whole tile to the block).
 CC1D_DEVICE void vl_park_tile(bool vector_tile, const cc1d_vec16 (&v)[kVlLoads], cc1d_vec16* s_in) {
     if (!vector_tile) return;
-#if VL_ASYNC_TILE
+#if CC1D_HAS_ASYNC_COPY
     (void)v; (void)s_in;
     cc1d_wait_async_copies();
 #else
