@@ -3,7 +3,8 @@
 // One block computes a tile of kClChannels channels x kClRows time steps of one batch
 // row, transposed through shared memory:
 //  1. load: the tile and its K halo rows before it, as 16-byte vectors along D (fully
-//     coalesced), every thread issuing all of its loads before storing any;
+//     coalesced), every thread issuing all of its loads before storing any (up to width
+//     4 on NVIDIA: cp.async copies that hold no registers);
 //  2. compute: thread (channels, segment) walks kClSteps time steps of kClPerThread
 //     adjacent channels down the shared tile (16-bit x: two, one 4-byte shared access
 //     per step for both, which halves the shared-memory and conversion instructions per
@@ -71,9 +72,26 @@ CC1D_DEVICE x_t cl_load_elem(const cc1d_fwd_params& p, const ClTile& tile, cc1d_
 
 // Phase 1, vector tiles: x rows t0-K .. t0+rows-1 as 16-byte vectors, every load issued
 // before the first shared store. Rows before the row start are zeros here; with
-// initial_states cl_load_init overwrites them after a barrier.
+// initial_states the kernel overwrites them after a barrier.
+// Up to width 4 on NVIDIA sm_80+, the loads are cp.async copies straight into shared
+// memory, complete once cl_wait_tile returns (before the next barrier): fp32 4x5376x4096
+// 188.8 -> 171.0 us on an H200, 244.3 -> 237.9 us on an H100; at width 16 the H100 took
+// 4.8% longer (docs/perf.md, entry 67), so wider kernels keep the loads in registers.
+#define CL_ASYNC_TILE (CC1D_HAS_ASYNC_COPY && CC1D_WIDTH <= 4)
 CC1D_DEVICE void cl_load_vectors(const cc1d_fwd_params& p, const ClTile& tile, cc1d_vec16* s_in) {
     const x_t* x = reinterpret_cast<const x_t*>(p.x) + tile.b * p.x_stride_b + tile.c0;
+#if CL_ASYNC_TILE
+#pragma unroll
+    for (int m = 0; m < kClLoads; ++m) {
+        const int i = threadIdx.x + m * CC1D_FWD_CL_THREADS;
+        const int row = i / kClRowVecs, col = i - row * kClRowVecs;
+        const cc1d_i64 t = tile.t0 - CC1D_K + row;
+        if (i < kClInVecs && t >= 0 && t < p.seqlen)
+            cc1d_copy16_async(&s_in[i], x + t * p.x_stride_l + col * CC1D_VEC);
+        else if (i < kClInVecs)
+            cc1d_v16_store_aligned(&s_in[i], cc1d_v16_zero());
+    }
+#else
     cc1d_vec16 v[kClLoads];
 #pragma unroll
     for (int m = 0; m < kClLoads; ++m) {
@@ -88,6 +106,12 @@ CC1D_DEVICE void cl_load_vectors(const cc1d_fwd_params& p, const ClTile& tile, c
         const int i = threadIdx.x + m * CC1D_FWD_CL_THREADS;
         if (i < kClInVecs) cc1d_v16_store_aligned(&s_in[i], v[m]);
     }
+#endif
+}
+CC1D_DEVICE void cl_wait_tile() {
+#if CL_ASYNC_TILE
+    cc1d_wait_async_copies();
+#endif
 }
 
 // Phase 1, other tiles: element by element.
@@ -149,7 +173,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_THREADS) CC1D_ENTRY(cc1
 #if CC1D_HAS_INITIAL_STATES
         // The first tile's halo rows before the row start come from initial_states.
         if (tile.t0 < CC1D_K) {
-            __syncthreads();
+            __syncthreads();   // (the rows it overwrites took plain zero stores, no copies)
             x_t* elems = reinterpret_cast<x_t*>(s_in);
             for (int e = tid; e < CC1D_K * kClChannels; e += CC1D_FWD_CL_THREADS) {
                 const int row = e / kClChannels, c = e - row * kClChannels;
@@ -178,6 +202,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_THREADS) CC1D_ENTRY(cc1
     const int lane = tid % kClLanes, segment = tid / kClLanes;
     float w[kClPerThread][CC1D_WIDTH], bias[kClPerThread];
     cc1d_load_channel_weights(p, tile.c0 + lane * kClPerThread, w, bias);
+    cl_wait_tile();
     __syncthreads();
 
     // ---- 2. compute kClSteps outputs of the thread's channels, reading down the shared tile ----

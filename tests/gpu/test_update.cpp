@@ -178,25 +178,31 @@ TEST_CASE("update: x and out as (B, D) for one token") {
 TEST_CASE("update: the one-token path (state_len = width - 1, contiguous rows) with every dtype pair") {
     // update.cpp sends these calls to the registers kernel: a thread per 16-byte vector of
     // channels. D is a multiple of 8 here, slots are permuted with pad rows, and the
-    // weight is either contiguous (16-byte weight loads) or a strided view (element loads).
+    // weight and the bias are either contiguous (16-byte tap loads) or a strided or
+    // misaligned view (element loads).
     std::uint64_t index = 0;
     for (const DTypePair& dtypes : dtype_pairs())
         for (int width : {2, 3, 4, 5, 8})
             for (int shape = 0; shape < 3; ++shape) {
                 const std::int64_t B = std::vector<std::int64_t>{1, 5, 257}[static_cast<std::size_t>(shape)];
                 const std::int64_t D = std::vector<std::int64_t>{4104, 64, 136}[static_cast<std::size_t>(shape)];
-                const bool indexed = (index % 2) == 1, strided_weight = (index % 3) == 2;
+                const bool indexed = (index % 2) == 1, strided_weight = (index % 3) == 2, strided_bias = (index % 3) == 1;
                 const UpdateVariant v{dtypes, width, index % 4 < 2 ? Activation::silu : Activation::none, index % 5 != 0,
                                       false, indexed};
                 const Run r{B, D, 1, width - 1, indexed ? B + 3 : B, ViewOptions{}, ViewOptions{}, ViewOptions{}, -1};
                 const std::uint32_t seed = case_seed(34, index++);
-                INFO(v.name(), " | ", r.name(), " | strided weight ", strided_weight, " | seed ", seed);
+                INFO(v.name(), " | ", r.name(), " | strided weight ", strided_weight, " | strided bias ", strided_bias,
+                     " | seed ", seed);
                 std::mt19937 rng(seed);
                 UpdateTensors t(v, r, rng);
                 TestTensor strided(dtypes.weight, {D, width}, view_kind(1, false));
                 strided.fill_random(rng);
+                const int bias_view = static_cast<int>(1 + index % 2);   // padded or misaligned
+                TestTensor strided_b(dtypes.weight, {D}, view_kind(bias_view, false));
+                strided_b.fill_random(rng);
                 UpdateArgs host = t.args(v, r, false), device = t.args(v, r, true);
                 if (strided_weight) host.weight = strided.host_view(), device.weight = strided.device_view();
+                if (strided_bias && v.bias) host.bias = strided_b.host_view(), device.bias = strided_b.device_view();
                 const auto want = reference::update(host);
                 if (!call_ok([&] { runtime().update(device); })) continue;
                 check_tensor("out", t.out, want.out, reference::tolerance_for(dtypes.x));
