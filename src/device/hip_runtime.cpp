@@ -91,6 +91,10 @@ public:
     std::string target(int device) override { return properties(device).gcnArchName; }
     std::string name(int device) override { return properties(device).name; }
     int multiprocessor_count(int device) override { return properties(device).multiProcessorCount; }
+    double memory_bandwidth_gbps(int device) override {
+        const hipDeviceProp_t& p = properties(device);   // kHz x bits, two transfers a clock
+        return 2.0 * p.memoryClockRate * p.memoryBusWidth / 8.0 / 1e6;
+    }
 
     // HIP offers no portable stream -> device query across ROCm versions; streams are
     // taken to belong to the current device (documented in the README).

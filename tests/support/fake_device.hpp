@@ -19,6 +19,7 @@ public:
     std::string target(int) override { return "sm_90"; }
     std::string name(int) override { return "fake device"; }
     int multiprocessor_count(int) override { return 132; }
+    double memory_bandwidth_gbps(int) override { return 3352.0; }   // an H100 SXM
     void check_stream(void*, int) override {}
     void* load_module(const std::string&) override { return unexpected<void*>("load_module"); }
     void unload_module(void*) noexcept override {}

@@ -22,6 +22,7 @@ struct RecordingLauncher final : launch::Launcher {
         Params params;
     };
     int sm_count = 132;
+    double memory_gbps = 3352.0;   // an H100 SXM
     int resident = 4;
     void* workspace_address = nullptr;
     std::vector<Launch> launches;
@@ -48,6 +49,7 @@ struct RecordingLauncher final : launch::Launcher {
         return l;
     }
     int multiprocessor_count() override { return sm_count; }
+    double memory_bandwidth_gbps() override { return memory_gbps; }
     int main_resident_blocks() override { return resident; }
     void* workspace(std::size_t) override { return workspace_address; }
 };

@@ -25,13 +25,14 @@ using cc1d::launch::forward::window_batch_rows;
 namespace {
 
 constexpr int kH100 = 132;
+constexpr double kH100Gbps = 3352.0, kH200Gbps = 4814.3;   // peak DRAM bandwidth as the driver reports it
 constexpr std::int64_t kTasksPerBlock = CC1D_FWD_CL_WINDOW_THREADS / CC1D_FWD_CL_WINDOW_GROUP;
 
 void check_plan(std::int64_t batch, std::int64_t dim, std::int64_t seqlen, int width, int x_bytes, bool seq_idx,
-                int sms, int resident) {
+                int sms, int resident, double gbps = kH100Gbps) {
     INFO("B=", batch, " D=", dim, " L=", seqlen, " W=", width, " x bytes=", x_bytes, " seq_idx=", seq_idx,
-         " SMs=", sms, " resident=", resident);
-    const auto plan = plan_channel_last_window(batch, dim, seqlen, width, x_bytes, seq_idx, sms, resident);
+         " SMs=", sms, " resident=", resident, " GB/s=", gbps);
+    const auto plan = plan_channel_last_window(batch, dim, seqlen, width, x_bytes, seq_idx, sms, resident, gbps);
     const std::int64_t granule = window_batch_rows(width, x_bytes);
     CHECK(plan.chunk_len % granule == 0);
     CHECK(plan.chunk_len >= granule);
@@ -46,11 +47,12 @@ void check_plan(std::int64_t batch, std::int64_t dim, std::int64_t seqlen, int w
     const std::int64_t wave = std::int64_t(sms) * (resident > 0 ? resident : 4) * kTasksPerBlock;
     if (width <= 4) {
         // The wave-fitting chunk (checked below), cut to two batches when longer than four
-        // (eight with seq_idx).
+        // (eight with seq_idx); to four without seq_idx from 4 TB/s on.
         const std::int64_t per_row = std::max<std::int64_t>(1, wave / rows);
         const std::int64_t fitting = ((std::max<std::int64_t>(seqlen, 1) + per_row - 1) / per_row + granule - 1) / granule * granule;
         const std::int64_t longest = (seq_idx ? 8 : 4) * granule;
-        CHECK(plan.chunk_len == (fitting > longest ? 2 * granule : fitting));
+        const std::int64_t cut = (!seq_idx && width >= 3 && gbps >= 4000.0 ? 4 : 2) * granule;
+        CHECK(plan.chunk_len == (fitting > longest ? cut : fitting));
         if (plan.chunk_len != fitting) return;
     }
     if (rows <= wave) {
@@ -71,12 +73,13 @@ TEST_CASE("window plan: every step of every row in one chunk, for any shape") {
     for (std::int64_t batch : {1, 3, 8})
         for (std::int64_t dim : {1, 5, 64, 67, 129, 2048, 5376})
             for (std::int64_t seqlen : {0, 1, 2, 15, 16, 17, 129, 1134, 4096, 100000})
-                for (int width : {1, 4, 5, 8})
+                for (int width : {1, 2, 3, 4, 5, 8})
                     for (int x_bytes : {2, 4})
                         for (bool seq_idx : {false, true})
                             for (int sms : {1, kH100, 304})
                                 for (int resident : {0, 1, 6, 16})
-                                    check_plan(batch, dim, seqlen, width, x_bytes, seq_idx, sms, resident);
+                                    for (double gbps : {kH100Gbps, kH200Gbps})
+                                        check_plan(batch, dim, seqlen, width, x_bytes, seq_idx, sms, resident, gbps);
 }
 
 TEST_CASE("window plan: the anchor shapes on an H100 at 6 resident blocks") {
@@ -84,25 +87,45 @@ TEST_CASE("window plan: the anchor shapes on an H100 at 6 resident blocks") {
     // fill it (95%); cut to 16-step chunks (two batches of 8 rows), 256 per row, 13.6 waves,
     // with seq_idx too (29 batches, more than 8).
     for (bool seq_idx : {false, true}) {
-        auto short_chunks = plan_channel_last_window(4, 5376, 4096, 4, 2, seq_idx, kH100, 6);
+        auto short_chunks = plan_channel_last_window(4, 5376, 4096, 4, 2, seq_idx, kH100, 6, kH100Gbps);
         CHECK(short_chunks.chunk_len == 16);
         CHECK(short_chunks.tasks == 168 * 256);
     }
     // Width 8 keeps the wave-fitting chunk: 336 task rows of 2-channel vectors, 9 chunks
     // each, in 16-row batches: 464 steps.
-    CHECK(plan_channel_last_window(4, 5376, 4096, 8, 2, false, kH100, 6).chunk_len == 464);
+    CHECK(plan_channel_last_window(4, 5376, 4096, 8, 2, false, kH100, 6, kH100Gbps).chunk_len == 464);
     // 8x2048x1024 16-bit: 128 task rows, 24 chunks each at most: 48 steps, kept with seq_idx
     // (6 batches); 16 without.
-    CHECK(plan_channel_last_window(8, 2048, 1024, 4, 2, true, kH100, 6).chunk_len == 48);
-    CHECK(plan_channel_last_window(8, 2048, 1024, 4, 2, false, kH100, 6).chunk_len == 16);
+    CHECK(plan_channel_last_window(8, 2048, 1024, 4, 2, true, kH100, 6, kH100Gbps).chunk_len == 48);
+    CHECK(plan_channel_last_window(8, 2048, 1024, 4, 2, false, kH100, 6, kH100Gbps).chunk_len == 16);
     // 4x4096x512 16-bit: 128 task rows, 24 chunks each at most: 24 steps (3 batches), kept;
     // at 5 resident blocks (the H100's), 20 chunks of 32 steps (4 batches), kept too.
-    CHECK(plan_channel_last_window(4, 4096, 512, 4, 2, false, kH100, 6).chunk_len == 24);
-    CHECK(plan_channel_last_window(4, 4096, 512, 4, 2, false, kH100, 5).chunk_len == 32);
+    CHECK(plan_channel_last_window(4, 4096, 512, 4, 2, false, kH100, 6, kH100Gbps).chunk_len == 24);
+    CHECK(plan_channel_last_window(4, 4096, 512, 4, 2, false, kH100, 5, kH100Gbps).chunk_len == 32);
     // 4x256x512 16-bit fills no wave: one batch (8 rows) per task.
-    CHECK(plan_channel_last_window(4, 256, 512, 4, 2, false, kH100, 6).chunk_len == 8);
+    CHECK(plan_channel_last_window(4, 256, 512, 4, 2, false, kH100, 6, kH100Gbps).chunk_len == 8);
     // fp32 loads half as many rows per batch.
-    CHECK(plan_channel_last_window(4, 256, 512, 4, 4, false, kH100, 6).chunk_len == 4);
+    CHECK(plan_channel_last_window(4, 256, 512, 4, 4, false, kH100, 6, kH100Gbps).chunk_len == 4);
+}
+
+TEST_CASE("window plan: devices of 4 TB/s or more cut long chunks to four batches, not with seq_idx or width 2") {
+    // 4x5376x4096 16-bit on an H200 (same SM count and occupancy as the H100): 32-step
+    // chunks, 128 per row; with seq_idx still 16 (the short-chunk kernel's limit).
+    const auto fast = plan_channel_last_window(4, 5376, 4096, 4, 2, false, kH100, 6, kH200Gbps);
+    CHECK(fast.chunk_len == 32);
+    CHECK(fast.tasks == 168 * 128);
+    CHECK(plan_channel_last_window(4, 5376, 4096, 4, 2, true, kH100, 6, kH200Gbps).chunk_len == 16);
+    // Wave-fitting chunks of at most four batches and widths past 4 do not change.
+    CHECK(plan_channel_last_window(4, 4096, 512, 4, 2, false, kH100, 6, kH200Gbps).chunk_len == 24);
+    CHECK(plan_channel_last_window(4, 5376, 4096, 8, 2, false, kH100, 6, kH200Gbps).chunk_len == 464);
+    CHECK(plan_channel_last_window(8, 2048, 1024, 4, 2, false, kH100, 6, kH200Gbps).chunk_len == 32);
+    CHECK(plan_channel_last_window(8, 2048, 1024, 3, 2, false, kH100, 6, kH200Gbps).chunk_len == 32);
+    CHECK(plan_channel_last_window(8, 2048, 1024, 2, 2, false, kH100, 6, kH200Gbps).chunk_len == 16);
+    // Just under the line: the H100 rule.
+    CHECK(plan_channel_last_window(4, 5376, 4096, 4, 2, false, kH100, 6, 3999.0).chunk_len == 16);
+    for (bool seq_idx : {false, true})
+        for (std::int64_t seqlen : {1, 7, 8, 9, 31, 33, 4095, 4096, 4097})
+            check_plan(4, 5376, seqlen, 4, 2, seq_idx, kH100, 6, kH200Gbps);
 }
 
 TEST_CASE("window kernel: 16-bit x up to width 8, the shared-memory tile elsewhere") {

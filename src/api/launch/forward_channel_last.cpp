@@ -25,6 +25,15 @@ constexpr int kFallbackResidentBlocks = 4;
 // batches) 2-8% slower when measured (entry 50); four batches was mixed again after entry
 // 53 (entry 55).
 constexpr std::int64_t kShortChunkBatches = CC1D_FWD_CL_SHORT_CHUNK_BATCHES;
+// Without seq_idx and from width 3 on (halos of 2 rows or more), devices with this much
+// DRAM bandwidth or more cut to four batches instead: the H200 (4.8 TB/s behind the
+// H100's L2, from which the halo rows are re-read) ran 4x5376x4096 bf16 SiLU 106.8 ->
+// 97.9 us at 32 steps and 8x2048x1024 at widths 3-4 5% faster, where the H100 (3.35
+// TB/s) ran 4x5376x4096 3% slower than at 16; at width 2 (one halo row) 8x2048x1024 ran
+// 8% slower on the H200 too (docs/perf.md, entry 68).
+constexpr double kFastMemoryGbps = 4000.0;
+constexpr std::int64_t kFastMemoryShortChunkBatches = 4;
+constexpr int kFastMemoryMinWidth = 3;
 constexpr std::int64_t kLongChunkBatches = 4;
 constexpr std::int64_t kLongSeqChunkBatches = 8;
 constexpr int kShortChunkMaxWidth = 4;
@@ -34,7 +43,7 @@ int window_batch_rows(int width, int x_bytes) {
 }
 
 WindowPlan plan_channel_last_window(std::int64_t batch, std::int64_t dim, std::int64_t seqlen, int width,
-                                    int x_bytes, bool seq_idx, int sm_count, int resident_blocks) {
+                                    int x_bytes, bool seq_idx, int sm_count, int resident_blocks, double memory_gbps) {
     constexpr std::int64_t kTasksPerBlock = CC1D_FWD_CL_WINDOW_THREADS / CC1D_FWD_CL_WINDOW_GROUP;
     const std::int64_t granule = window_batch_rows(width, x_bytes);
     const std::int64_t vectors = util::ceil_div(dim, CC1D_FWD_CL_WINDOW_CHANNELS(width));
@@ -45,8 +54,9 @@ WindowPlan plan_channel_last_window(std::int64_t batch, std::int64_t dim, std::i
     WindowPlan plan;
     plan.chunk_len = util::ceil_div(util::ceil_div(std::max<std::int64_t>(seqlen, 1), chunks_per_row), granule) * granule;
     const std::int64_t long_chunk = (seq_idx ? kLongSeqChunkBatches : kLongChunkBatches) * granule;
-    if (width <= kShortChunkMaxWidth && plan.chunk_len > long_chunk)
-        plan.chunk_len = kShortChunkBatches * granule;
+    const bool fast_memory_cut = !seq_idx && width >= kFastMemoryMinWidth && memory_gbps >= kFastMemoryGbps;
+    const std::int64_t short_batches = fast_memory_cut ? kFastMemoryShortChunkBatches : kShortChunkBatches;
+    if (width <= kShortChunkMaxWidth && plan.chunk_len > long_chunk) plan.chunk_len = short_batches * granule;
     plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen, plan.chunk_len));
     plan.tasks = rows * plan.tiles;
     plan.blocks = util::ceil_div(plan.tasks, kTasksPerBlock);
@@ -61,7 +71,8 @@ void launch_window(Launcher& launcher, const Variant& variant, const ForwardArgs
                    cc1d_fwd_params p) {
     const auto plan =
         forward::plan_channel_last_window(p.batch, p.dim, p.seqlen, variant.width, x_bytes, variant.seq_idx,
-                                          launcher.multiprocessor_count(), launcher.main_resident_blocks());
+                                          launcher.multiprocessor_count(), launcher.main_resident_blocks(),
+                                          launcher.memory_bandwidth_gbps());
     // The kernel splits task indices in 32 bits.
     if (plan.tasks >= (std::int64_t(1) << 32))
         fail(ErrorCode::unsupported, "forward: {} row-group tasks; at most 2^32 - 1 are supported (split the call)",

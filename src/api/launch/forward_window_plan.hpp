@@ -27,8 +27,11 @@ struct WindowPlan {
 // long walks that drift apart spread the reads over many rows at once: the likely reason,
 // as both plans move the same DRAM bytes. Halo rows cost 3 in 16 at most, mostly from L2
 // (the neighbouring chunk's task runs at the same time).
+// Devices of at least 4 TB/s of DRAM bandwidth (`memory_gbps`) cut to four batches
+// instead, without seq_idx and from width 3 on (forward_channel_last.cpp says why).
 WindowPlan plan_channel_last_window(std::int64_t batch, std::int64_t dim, std::int64_t seqlen, int width,
-                                    int x_bytes, bool seq_idx, int sm_count, int resident_blocks);
+                                    int x_bytes, bool seq_idx, int sm_count, int resident_blocks,
+                                    double memory_gbps);
 
 // Time steps a thread loads at once (CC1D_FWD_CL_WINDOW_BATCH_BYTES of its channels).
 int window_batch_rows(int width, int x_bytes);

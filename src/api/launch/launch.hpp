@@ -28,6 +28,8 @@ public:
     virtual void launch_overlapped(Kernel kernel, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes,
                                    const void* params, std::size_t params_size) = 0;
     virtual int multiprocessor_count() = 0;
+    // The device's peak DRAM bandwidth (Device::memory_bandwidth_gbps).
+    virtual double memory_bandwidth_gbps() = 0;
     // Blocks of the main kernel resident per multiprocessor at its launch-bounds block size
     // without dynamic shared memory (what the driver reported when the module was loaded).
     virtual int main_resident_blocks() = 0;
