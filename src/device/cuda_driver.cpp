@@ -137,8 +137,9 @@ public:
     double memory_bandwidth_gbps(int device) override {
         // Asked once a device: answering these two took the driver about 0.35 ms on an
         // H200, where a launch takes a few microseconds. kHz x bits, two transfers a clock.
+        if (device < 0 || device >= static_cast<int>(memory_gbps_.size())) return 0.0;
         std::lock_guard<std::mutex> lock(mutex_);
-        double& gbps = memory_gbps_.at(static_cast<std::size_t>(device));
+        double& gbps = memory_gbps_[static_cast<std::size_t>(device)];
         if (gbps < 0)
             gbps = 2.0 * attribute(device, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) *
                    attribute(device, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH) / 8.0 / 1e6;

@@ -29,7 +29,7 @@ public:
     virtual std::string name(int device) = 0;
     virtual int multiprocessor_count(int device) = 0;
     // Peak DRAM bandwidth in GB/s from the driver's memory clock and bus width (0 when it
-    // reports neither): launch plans tuned per device class read it.
+    // reports neither, or for an unknown ordinal): launch plans tuned per device class read it.
     virtual double memory_bandwidth_gbps(int device) = 0;
 
     // Throws invalid_argument when `stream` belongs to a device other than `device`.
