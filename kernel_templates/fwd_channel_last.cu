@@ -25,7 +25,7 @@
 
 constexpr int kClChannels = CC1D_FWD_CL_CHANNELS;
 constexpr int kClRowVecs = kClChannels / CC1D_VEC;                      // vectors per time row
-constexpr int kClRows = CC1D_FWD_CL_CHUNK * 2 / (int)sizeof(x_t);       // time steps per tile
+constexpr int kClRows = CC1D_FWD_CL_TILE_ROWS(CC1D_WIDTH, (int)sizeof(x_t));   // time steps per tile
 constexpr int kClPerThread = sizeof(x_t) == 2 ? 2 : 1;                  // adjacent channels per thread
 constexpr int kClLanes = kClChannels / kClPerThread;                    // threads across the channels
 constexpr int kClSegments = CC1D_FWD_CL_THREADS / kClLanes;             // threads along time

@@ -14,6 +14,14 @@
 #define CC1D_FWD_CL_THREADS 128   // channel-last forward: threads per block, which computes a
 #define CC1D_FWD_CL_CHANNELS 64   // tile of this many channels x CHUNK time steps (16-bit x;
 #define CC1D_FWD_CL_CHUNK 64      // fp32 x: CHUNK / 2 steps, so a tile is always 8 KiB of x)
+// Time steps of a channel-last tile (forward and packed prefill): twice the above past
+// width 8 where the K halo rows a tile re-reads and walks into its windows are a fifth of
+// its rows or more (fp32 from width 9, 16-bit from width 14), so they weigh half as much.
+// H200 (docs/perf.md, entry 69): width 16 4x5376x4096 bf16 275 -> 195 us, fp32 294 -> 244
+// us, fp32 width 9 211 -> 195 us; but 16-bit width 9 (8 halo rows on 64) 127 -> 138 us,
+// and width 4 1-9% slower.
+#define CC1D_FWD_CL_TILE_ROWS(width, x_bytes) \
+    (((width) > 8 && 5 * ((width) - 1) >= CC1D_FWD_CL_CHUNK * 2 / (x_bytes) ? 2 : 1) * CC1D_FWD_CL_CHUNK * 2 / (x_bytes))
 // Channel-last forward of 16-bit x up to width 8: fwd_channel_last_window.cu, a thread
 // walking time with a register window over a vector of this many channels (4: an 8-byte
 // vector; 2 from width 5, where 4 channels' weights and window would take over 100

@@ -387,7 +387,7 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
 
 constexpr int kVlChannels = CC1D_FWD_CL_CHANNELS;
 constexpr int kVlRowVecs = kVlChannels / CC1D_VEC;
-constexpr int kVlRows = CC1D_FWD_CL_CHUNK * 2 / (int)sizeof(x_t);
+constexpr int kVlRows = CC1D_FWD_CL_TILE_ROWS(CC1D_WIDTH, (int)sizeof(x_t));
 constexpr int kVlSegments = CC1D_FWD_CL_THREADS / kVlChannels;
 constexpr int kVlSteps = kVlRows / kVlSegments;
 constexpr int kVlInVecs = (CC1D_K + kVlRows) * kVlRowVecs;

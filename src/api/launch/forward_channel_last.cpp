@@ -92,9 +92,11 @@ void launch_window(Launcher& launcher, const Variant& variant, const ForwardArgs
                     sizeof(p));
 }
 
-void launch_tiles(Launcher& launcher, const ForwardArgs& args, int x_bytes, cc1d_fwd_params p) {
-    // The kernel's tile height: CHUNK steps for 16-bit x, CHUNK / 2 for fp32.
-    const std::int64_t rows = CC1D_FWD_CL_CHUNK * 2 / x_bytes;
+void launch_tiles(Launcher& launcher, const Variant& variant, const ForwardArgs& args, int x_bytes,
+                  cc1d_fwd_params p) {
+    // The kernel's tile height: CHUNK steps for 16-bit x, CHUNK / 2 for fp32 (twice that
+    // from width 9 on).
+    const std::int64_t rows = CC1D_FWD_CL_TILE_ROWS(variant.width, x_bytes);
     // At least one tile: with L == 0 the block still writes final_states (from the halo).
     p.tiles = std::max<std::int64_t>(1, util::ceil_div(p.seqlen, rows));
     p.chunk_len = rows;
@@ -114,7 +116,7 @@ void forward_channel_last(Launcher& launcher, const Variant& variant, const Forw
     if (CC1D_FWD_CL_USES_WINDOW(variant.width, x_bytes))
         launch_window(launcher, variant, args, x_bytes, p);
     else
-        launch_tiles(launcher, args, x_bytes, p);
+        launch_tiles(launcher, variant, args, x_bytes, p);
 }
 
 }  // namespace cc1d::launch

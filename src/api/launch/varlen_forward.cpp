@@ -63,7 +63,8 @@ void varlen_forward(Launcher& launcher, const Variant& variant, const VarlenForw
     std::int64_t blocks = 0;
     unsigned shared = 0;
     if (variant.layout == Layout::channel_last) {
-        const std::int64_t rows = CC1D_FWD_CL_CHUNK * 2 / static_cast<std::int64_t>(dtype_size(variant.x_dtype));
+        const std::int64_t rows =
+            CC1D_FWD_CL_TILE_ROWS(variant.width, static_cast<std::int64_t>(dtype_size(variant.x_dtype)));
         p.tiles = util::ceil_div(p.total, rows);
         p.chunk_len = rows;
         p.vector_ok = util::rows_vectorizable(args.x, 0) && util::rows_vectorizable(args.out, 0);
