@@ -13,7 +13,8 @@
 #define CC1D_FWD_CF_ILP(elem_bytes) ((elem_bytes) == 4 ? 2 : 4)
 #define CC1D_FWD_CL_THREADS 128   // channel-last forward: threads per block, which computes a
 #define CC1D_FWD_CL_CHANNELS 64   // tile of this many channels x CHUNK time steps (16-bit x;
-#define CC1D_FWD_CL_CHUNK 64      // fp32 x: CHUNK / 2 steps, so a tile is always 8 KiB of x)
+#define CC1D_FWD_CL_CHUNK 64      // fp32 x: CHUNK / 2 steps, so a tile is 8 KiB of x; 16 for the wide
+                                  // kernels of CC1D_FWD_CL_TILE_ROWS)
 // Time steps of a channel-last tile (forward and packed prefill): twice the above past
 // width 8 where the K halo rows a tile re-reads and walks into its windows are a fifth of
 // its rows or more (fp32 from width 9, 16-bit from width 14), so they weigh half as much.
