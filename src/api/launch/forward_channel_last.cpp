@@ -1,8 +1,8 @@
 // Host side of the channel-last forward: fwd_channel_last_window.cu where
 // CC1D_FWD_CL_USES_WINDOW (row-group tasks over time chunks, forward_window_plan.hpp; the
 // same macro picks the template in codegen), fwd_channel_last.cu otherwise (one block of
-// CC1D_FWD_CL_THREADS per tile of CC1D_FWD_CL_CHANNELS channels x a fixed number of time
-// steps, 8 KiB of x).
+// CC1D_FWD_CL_THREADS per tile of CC1D_FWD_CL_CHANNELS channels x CC1D_FWD_CL_TILE_ROWS
+// time steps, 8 KiB of x, 16 KiB for wide kernels).
 #include <algorithm>
 
 #include "api/launch/forward_window_plan.hpp"
