@@ -119,6 +119,21 @@ CC1D_DEVICE float bs_g(float dout, const float (&w)[CC1D_WIDTH], float bias, Xs 
     return g;
 }
 
+// The gradient of x̃[s] of row b: dx[s], or for s < 0 (x̃ before the row start, from
+// initial_states) dinitial_states[s + K]. dx points at the channel's row 0.
+CC1D_DEVICE void bs_store_dx(const cc1d_bwd_params& p, x_t* dx, int c, int b, int s, float acc) {
+    if (s >= 0) {
+        dx[b * (int)p.dx_stride_b + s * (int)p.dx_stride_l] = cc1d_to_x(acc);
+    } else {
+#if CC1D_HAS_INITIAL_STATES
+        reinterpret_cast<x_t*>(p.dinitial_states)[b * (int)p.dinit_stride_b + c * (int)p.dinit_stride_d +
+                                                  (s + CC1D_K) * (int)p.dinit_stride_k] = cc1d_to_x(acc);
+#else
+        (void)c;
+#endif
+    }
+}
+
 // Channel-first windows of up to 4 taps walk in registers (BS_REGISTERS): a thread loads,
 // for each of its positions s, x̃[s-K .. s+K] (to s with silu off), dout[s .. s+K] and the
 // ids straight from memory (the lanes of a warp hold neighbouring positions, so they share
@@ -219,8 +234,8 @@ CC1D_DEVICE void bs_walk_in_registers(const cc1d_bwd_params& p, int c, int slot,
 #if CC1D_HAS_FINAL_STATES
         if (near_end) acc += cc1d_to_float(fin);
 #endif
+        bs_store_dx(p, dx, c, b, s, acc);
         if (s >= 0) {
-            dx[b * (int)p.dx_stride_b + s * (int)p.dx_stride_l] = cc1d_to_x(acc);
             db += g[0];
 #pragma unroll
             for (int k = 0; k < CC1D_WIDTH; ++k) {
@@ -229,11 +244,6 @@ CC1D_DEVICE void bs_walk_in_registers(const cc1d_bwd_params& p, int c, int slot,
 #endif
                 dw[k] = fmaf(g[0], xs[k], dw[k]);   // x̃[s-K+k] * g[s]
             }
-        } else {
-#if CC1D_HAS_INITIAL_STATES
-            reinterpret_cast<x_t*>(p.dinitial_states)[b * (int)p.dinit_stride_b + c * (int)p.dinit_stride_d +
-                                                      (s + CC1D_K) * (int)p.dinit_stride_k] = cc1d_to_x(acc);
-#endif
         }
     }
 }
@@ -375,14 +385,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY(
                     acc += cc1d_load_float<x_t>(p.dfinal_states, b * (int)p.dfinal_stride_b + c * (int)p.dfinal_stride_d +
                                                                      (s - (L - CC1D_K)) * (int)p.dfinal_stride_k);
 #endif
-                if (s >= 0) {
-                    dx[b * (int)p.dx_stride_b + s * (int)p.dx_stride_l] = cc1d_to_x(acc);
-                } else {
-#if CC1D_HAS_INITIAL_STATES
-                    reinterpret_cast<x_t*>(p.dinitial_states)[b * (int)p.dinit_stride_b + c * (int)p.dinit_stride_d +
-                                                              (s + CC1D_K) * (int)p.dinit_stride_k] = cc1d_to_x(acc);
-#endif
-                }
+                bs_store_dx(p, dx, c, b, s, acc);
             }
         }
 

@@ -474,3 +474,25 @@ CC1D_DEVICE void cc1d_load_channel_weights(const cc1d_fwd_params& p, cc1d_i64 fi
 // grid under 2^32 blocks, so kernels split it with 32-bit divisions: a 64-bit division
 // is a called subroutine whose register saves show up as spills.
 CC1D_DEVICE unsigned int cc1d_flat_block() { return blockIdx.y * gridDim.x + blockIdx.x; }
+
+#if CC1D_HAS_ASYNC_COPY
+// A channel-last tile's input rows as cp.async copies (prelude_cuda.h): vector i of the
+// tile (ROW_VECS 16-byte vectors a row, VECS in all) is row i / ROW_VECS, token
+// first_token + that row, from `row0` (the tile's first channel at token 0) with stride
+// stride_l; zeros for tokens outside [0, len). Thread tid takes vectors tid, tid + THREADS,
+// ... (LOADS of them); complete after cc1d_wait_async_copies.
+template <int LOADS, int THREADS, int ROW_VECS, int VECS>
+CC1D_DEVICE void cc1d_copy_tile_rows_async(cc1d_vec16* tile, const x_t* row0, cc1d_i64 stride_l, cc1d_i64 first_token,
+                                           cc1d_i64 len) {
+#pragma unroll
+    for (int m = 0; m < LOADS; ++m) {
+        const int i = threadIdx.x + m * THREADS;
+        const int row = i / ROW_VECS, col = i - row * ROW_VECS;
+        const cc1d_i64 t = first_token + row;
+        if (i < VECS && t >= 0 && t < len)
+            cc1d_copy16_async(&tile[i], row0 + t * stride_l + col * CC1D_VEC);
+        else if (i < VECS)
+            cc1d_v16_store_aligned(&tile[i], cc1d_v16_zero());
+    }
+}
+#endif

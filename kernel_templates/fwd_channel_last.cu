@@ -81,16 +81,8 @@ CC1D_DEVICE x_t cl_load_elem(const cc1d_fwd_params& p, const ClTile& tile, cc1d_
 CC1D_DEVICE void cl_load_vectors(const cc1d_fwd_params& p, const ClTile& tile, cc1d_vec16* s_in) {
     const x_t* x = reinterpret_cast<const x_t*>(p.x) + tile.b * p.x_stride_b + tile.c0;
 #if CL_ASYNC_TILE
-#pragma unroll
-    for (int m = 0; m < kClLoads; ++m) {
-        const int i = threadIdx.x + m * CC1D_FWD_CL_THREADS;
-        const int row = i / kClRowVecs, col = i - row * kClRowVecs;
-        const cc1d_i64 t = tile.t0 - CC1D_K + row;
-        if (i < kClInVecs && t >= 0 && t < p.seqlen)
-            cc1d_copy16_async(&s_in[i], x + t * p.x_stride_l + col * CC1D_VEC);
-        else if (i < kClInVecs)
-            cc1d_v16_store_aligned(&s_in[i], cc1d_v16_zero());
-    }
+    cc1d_copy_tile_rows_async<kClLoads, CC1D_FWD_CL_THREADS, kClRowVecs, kClInVecs>(s_in, x, p.x_stride_l,
+                                                                                   tile.t0 - CC1D_K, p.seqlen);
 #else
     cc1d_vec16 v[kClLoads];
 #pragma unroll

@@ -408,21 +408,20 @@ CC1D_DEVICE void vl_issue_tile_loads(const cc1d_varlen_params& p, cc1d_i64 t0, c
                                      cc1d_vec16 (&v)[kVlLoads], cc1d_vec16* s_in) {
     const x_t* x = reinterpret_cast<const x_t*>(p.x) + c0;
     if (vector_tile) {
+#if CC1D_HAS_ASYNC_COPY
+        (void)v;
+        cc1d_copy_tile_rows_async<kVlLoads, CC1D_FWD_CL_THREADS, kVlRowVecs, kVlInVecs>(s_in, x, p.x_stride_l, t0 - CC1D_K,
+                                                                                      p.total);
+#else
 #pragma unroll
         for (int m = 0; m < kVlLoads; ++m) {
             const int i = threadIdx.x + m * CC1D_FWD_CL_THREADS;
             const int row = i / kVlRowVecs, col = i - row * kVlRowVecs;
             const cc1d_i64 t = t0 - CC1D_K + row;
-            const bool inside = i < kVlInVecs && t >= 0 && t < p.total;
-#if CC1D_HAS_ASYNC_COPY
-            if (inside)
-                cc1d_copy16_async(&s_in[i], x + t * p.x_stride_l + col * CC1D_VEC);
-            else if (i < kVlInVecs)
-                cc1d_v16_store_aligned(&s_in[i], cc1d_v16_zero());
-#else
-            v[m] = inside ? cc1d_v16_load_aligned(x + t * p.x_stride_l + col * CC1D_VEC) : cc1d_v16_zero();
-#endif
+            v[m] = i < kVlInVecs && t >= 0 && t < p.total ? cc1d_v16_load_aligned(x + t * p.x_stride_l + col * CC1D_VEC)
+                                                          : cc1d_v16_zero();
         }
+#endif
     } else {
         x_t* elems = reinterpret_cast<x_t*>(s_in);
 #pragma unroll 4

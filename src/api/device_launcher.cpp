@@ -19,11 +19,6 @@ int DeviceLauncher::multiprocessor_count() {
     return sm_count_;
 }
 
-double DeviceLauncher::memory_bandwidth_gbps() {
-    if (memory_gbps_ < 0) memory_gbps_ = device_.memory_bandwidth_gbps(ordinal_);
-    return memory_gbps_;
-}
-
 void* DeviceLauncher::workspace(std::size_t bytes) {
     if (caller_workspace_ != nullptr) {
         if (caller_bytes_ < bytes)

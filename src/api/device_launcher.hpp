@@ -26,7 +26,7 @@ public:
     void launch_overlapped(launch::Kernel which, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes,
                            const void* params, std::size_t params_size) override;
     int multiprocessor_count() override;
-    double memory_bandwidth_gbps() override;
+    double memory_bandwidth_gbps() override { return device_.memory_bandwidth_gbps(ordinal_); }   // (cached there)
     int main_resident_blocks() override { return kernel_.main_resident_blocks; }
     void* workspace(std::size_t bytes) override;
 
@@ -43,7 +43,6 @@ private:
     void* caller_workspace_;
     std::size_t caller_bytes_;
     int sm_count_ = 0;
-    double memory_gbps_ = -1.0;   // not asked yet
     int launched_ = 0;   // kernels this call has launched
 };
 

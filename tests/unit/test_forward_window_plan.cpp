@@ -67,6 +67,12 @@ void check_plan(std::int64_t batch, std::int64_t dim, std::int64_t seqlen, int w
     }
 }
 
+// The chunk a 16-bit call of width `width` gets on 132 SMs at 6 resident blocks.
+std::int64_t chunk_16bit(std::int64_t batch, std::int64_t dim, std::int64_t seqlen, int width, bool seq_idx,
+                         double gbps, int resident = 6) {
+    return plan_channel_last_window(batch, dim, seqlen, width, 2, seq_idx, kH100, resident, gbps).chunk_len;
+}
+
 }  // namespace
 
 TEST_CASE("window plan: every step of every row in one chunk, for any shape") {
@@ -93,17 +99,17 @@ TEST_CASE("window plan: the anchor shapes on an H100 at 6 resident blocks") {
     }
     // Width 8 keeps the wave-fitting chunk: 336 task rows of 2-channel vectors, 9 chunks
     // each, in 16-row batches: 464 steps.
-    CHECK(plan_channel_last_window(4, 5376, 4096, 8, 2, false, kH100, 6, kH100Gbps).chunk_len == 464);
+    CHECK(chunk_16bit(4, 5376, 4096, 8, false, kH100Gbps) == 464);
     // 8x2048x1024 16-bit: 128 task rows, 24 chunks each at most: 48 steps, kept with seq_idx
     // (6 batches); 16 without.
-    CHECK(plan_channel_last_window(8, 2048, 1024, 4, 2, true, kH100, 6, kH100Gbps).chunk_len == 48);
-    CHECK(plan_channel_last_window(8, 2048, 1024, 4, 2, false, kH100, 6, kH100Gbps).chunk_len == 16);
+    CHECK(chunk_16bit(8, 2048, 1024, 4, true, kH100Gbps) == 48);
+    CHECK(chunk_16bit(8, 2048, 1024, 4, false, kH100Gbps) == 16);
     // 4x4096x512 16-bit: 128 task rows, 24 chunks each at most: 24 steps (3 batches), kept;
     // at 5 resident blocks (the H100's), 20 chunks of 32 steps (4 batches), kept too.
-    CHECK(plan_channel_last_window(4, 4096, 512, 4, 2, false, kH100, 6, kH100Gbps).chunk_len == 24);
-    CHECK(plan_channel_last_window(4, 4096, 512, 4, 2, false, kH100, 5, kH100Gbps).chunk_len == 32);
+    CHECK(chunk_16bit(4, 4096, 512, 4, false, kH100Gbps) == 24);
+    CHECK(chunk_16bit(4, 4096, 512, 4, false, kH100Gbps, 5) == 32);
     // 4x256x512 16-bit fills no wave: one batch (8 rows) per task.
-    CHECK(plan_channel_last_window(4, 256, 512, 4, 2, false, kH100, 6, kH100Gbps).chunk_len == 8);
+    CHECK(chunk_16bit(4, 256, 512, 4, false, kH100Gbps) == 8);
     // fp32 loads half as many rows per batch.
     CHECK(plan_channel_last_window(4, 256, 512, 4, 4, false, kH100, 6, kH100Gbps).chunk_len == 4);
 }
@@ -114,15 +120,15 @@ TEST_CASE("window plan: devices of 4 TB/s or more cut long chunks to four batche
     const auto fast = plan_channel_last_window(4, 5376, 4096, 4, 2, false, kH100, 6, kH200Gbps);
     CHECK(fast.chunk_len == 32);
     CHECK(fast.tasks == 168 * 128);
-    CHECK(plan_channel_last_window(4, 5376, 4096, 4, 2, true, kH100, 6, kH200Gbps).chunk_len == 16);
+    CHECK(chunk_16bit(4, 5376, 4096, 4, true, kH200Gbps) == 16);
     // Wave-fitting chunks of at most four batches and widths past 4 do not change.
-    CHECK(plan_channel_last_window(4, 4096, 512, 4, 2, false, kH100, 6, kH200Gbps).chunk_len == 24);
-    CHECK(plan_channel_last_window(4, 5376, 4096, 8, 2, false, kH100, 6, kH200Gbps).chunk_len == 464);
-    CHECK(plan_channel_last_window(8, 2048, 1024, 4, 2, false, kH100, 6, kH200Gbps).chunk_len == 32);
-    CHECK(plan_channel_last_window(8, 2048, 1024, 3, 2, false, kH100, 6, kH200Gbps).chunk_len == 32);
-    CHECK(plan_channel_last_window(8, 2048, 1024, 2, 2, false, kH100, 6, kH200Gbps).chunk_len == 16);
+    CHECK(chunk_16bit(4, 4096, 512, 4, false, kH200Gbps) == 24);
+    CHECK(chunk_16bit(4, 5376, 4096, 8, false, kH200Gbps) == 464);
+    CHECK(chunk_16bit(8, 2048, 1024, 4, false, kH200Gbps) == 32);
+    CHECK(chunk_16bit(8, 2048, 1024, 3, false, kH200Gbps) == 32);
+    CHECK(chunk_16bit(8, 2048, 1024, 2, false, kH200Gbps) == 16);
     // Just under the line: the H100 rule.
-    CHECK(plan_channel_last_window(4, 5376, 4096, 4, 2, false, kH100, 6, 3999.0).chunk_len == 16);
+    CHECK(chunk_16bit(4, 5376, 4096, 4, false, 3999.0) == 16);
     for (bool seq_idx : {false, true})
         for (std::int64_t seqlen : {1, 7, 8, 9, 31, 33, 4095, 4096, 4097})
             check_plan(4, 5376, seqlen, 4, 2, seq_idx, kH100, 6, kH200Gbps);
