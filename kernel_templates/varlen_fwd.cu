@@ -13,7 +13,9 @@
 // conv_states are written back by a second launch (p.phase == 1, one thread per
 // (sequence, channel)): a slot is read by the tile holding its sequence's first tokens
 // and would be written by the tile holding its last, so in one launch a block could
-// overwrite a slot another block still has to read. As in the reference, the slot's
+// overwrite a slot another block still has to read. Where the device has overlapped
+// launches phase 1 starts while phase 0's last blocks run, loads what it writes, and
+// waits for phase 0 to finish before its stores. As in the reference, the slot's
 // entries S-K .. S-1 become the last K values of concat(history, sequence) and entries
 // 0 .. S-K-1 are left alone.
 // A sequence whose cache index equals pad_slot_id computes with zero history and its
@@ -113,12 +115,18 @@ CC1D_DEVICE void vl_write_states(const cc1d_varlen_params& p) {
     const x_t* x = reinterpret_cast<const x_t*>(p.x) + d * p.x_stride_d;
     x_t* state = reinterpret_cast<x_t*>(p.conv_states) + slot * p.state_stride_b + d * p.state_stride_d;
     const VlHistory history = vl_history(p, s, d);
-    // Ascending j reads history entry length + j >= j before entry j is overwritten.
+    // Every value is read before any is written (a slot entry may move to a lower one),
+    // and before the wait: phase 0 writes none of what this reads, so only the stores
+    // wait for it, and the loads overlap its last blocks.
+    x_t values[CC1D_K > 0 ? CC1D_K : 1];
+#pragma unroll
     for (int j = 0; j < CC1D_K; ++j) {
         const cc1d_i64 m = length + j;   // index into concat(history[K], sequence)
-        const x_t value = m >= CC1D_K ? x[(start + m - CC1D_K) * p.x_stride_l] : history.at(m);
-        state[(p.state_len - CC1D_K + j) * p.state_stride_l] = value;
+        values[j] = m >= CC1D_K ? x[(start + m - CC1D_K) * p.x_stride_l] : history.at(m);
     }
+    cc1d_wait_prior_grid();   // every block of phase 0 has read its history
+#pragma unroll
+    for (int j = 0; j < CC1D_K; ++j) state[(p.state_len - CC1D_K + j) * p.state_stride_l] = values[j];
 #else
     (void)p;
 #endif
@@ -575,8 +583,10 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
     __launch_bounds__(CC1D_FWD_CL_THREADS > CC1D_FWD_CF_THREADS ? CC1D_FWD_CL_THREADS : CC1D_FWD_CF_THREADS)
 #endif
 extern "C" __global__ void VL_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_varlen_params p) {
-    if (p.phase == 1)
+    if (p.phase == 1) {
         vl_write_states(p);
-    else
+    } else {
+        cc1d_allow_dependent_launch();   // phase 1 may be scheduled (it waits before it writes)
         vl_forward(p);
+    }
 }

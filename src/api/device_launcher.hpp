@@ -26,7 +26,8 @@ public:
     void launch_overlapped(launch::Kernel which, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes,
                            const void* params, std::size_t params_size) override;
     int multiprocessor_count() override;
-    double memory_bandwidth_gbps() override { return device_.memory_bandwidth_gbps(ordinal_); }   // (cached there)
+    // The device's (cached there), or CC1D_MEMORY_GBPS when set to a positive number.
+    double memory_bandwidth_gbps() override;
     int main_resident_blocks() override { return kernel_.main_resident_blocks; }
     void* workspace(std::size_t bytes) override;
 

@@ -17,6 +17,21 @@ int threads_for_row(std::int64_t seqlen, int elems_per_thread) {
     return threads;
 }
 
+// The cp.async-staged kernel (fp32 SiLU; fwd_channel_first.cu) where DRAM is fast and
+// the grid is this many resident waves or more. On an H200 it ran 4x5376x4096 (41 waves)
+// 4% faster, but 8x2048x1024 and 4x4096x512 (8 waves) and 4x256x4096 (2) 4-5% slower
+// (docs/perf.md, entry 70).
+constexpr std::int64_t kStagedMinWaves = 16;
+
+bool takes_staged_kernel(Launcher& launcher, const Variant& variant, const cc1d_fwd_params& p, std::int64_t blocks) {
+    if (p.vector_ok == 0 || !util::fast_memory(launcher) ||
+        !CC1D_FWD_CF_STAGED_KERNEL(static_cast<int>(dtype_size(variant.x_dtype)),
+                                   variant.activation == Activation::silu, variant.seq_idx))
+        return false;
+    const std::int64_t wave = std::int64_t(launcher.multiprocessor_count()) * std::max(1, launcher.main_resident_blocks());
+    return blocks >= kStagedMinWaves * wave;
+}
+
 }  // namespace
 
 void forward_channel_first(Launcher& launcher, const Variant& variant, const ForwardArgs& args) {
@@ -37,10 +52,11 @@ void forward_channel_first(Launcher& launcher, const Variant& variant, const For
     std::int64_t shared = span_vecs * 16;
     if (variant.seq_idx) shared += span_vecs * vec * 4;
 
+    const std::int64_t blocks = p.batch * p.dim * p.tiles;
     device::Dim3 block;
     block.x = static_cast<unsigned>(threads);
-    launcher.launch(Kernel::main, util::flat_grid(p.batch * p.dim * p.tiles), block, static_cast<unsigned>(shared), &p,
-                    sizeof(p));
+    launcher.launch(takes_staged_kernel(launcher, variant, p, blocks) ? Kernel::staged : Kernel::main,
+                    util::flat_grid(blocks), block, static_cast<unsigned>(shared), &p, sizeof(p));
 }
 
 }  // namespace cc1d::launch

@@ -31,7 +31,6 @@ constexpr std::int64_t kShortChunkBatches = CC1D_FWD_CL_SHORT_CHUNK_BATCHES;
 // 97.9 us at 32 steps and 8x2048x1024 at widths 3-4 5% faster, where the H100 (3.35
 // TB/s) ran 4x5376x4096 3% slower than at 16; at width 2 (one halo row) 8x2048x1024 ran
 // 8% slower on the H200 too (docs/perf.md, entry 68).
-constexpr double kFastMemoryGbps = 4000.0;
 constexpr std::int64_t kFastMemoryShortChunkBatches = 4;
 constexpr int kFastMemoryMinWidth = 3;
 constexpr std::int64_t kLongChunkBatches = 4;
@@ -54,7 +53,7 @@ WindowPlan plan_channel_last_window(std::int64_t batch, std::int64_t dim, std::i
     WindowPlan plan;
     plan.chunk_len = util::ceil_div(util::ceil_div(std::max<std::int64_t>(seqlen, 1), chunks_per_row), granule) * granule;
     const std::int64_t long_chunk = (seq_idx ? kLongSeqChunkBatches : kLongChunkBatches) * granule;
-    const bool fast_memory_cut = !seq_idx && width >= kFastMemoryMinWidth && memory_gbps >= kFastMemoryGbps;
+    const bool fast_memory_cut = !seq_idx && width >= kFastMemoryMinWidth && memory_gbps >= util::kFastMemoryGbps;
     const std::int64_t short_batches = fast_memory_cut ? kFastMemoryShortChunkBatches : kShortChunkBatches;
     if (width <= kShortChunkMaxWidth && plan.chunk_len > long_chunk) plan.chunk_len = short_batches * granule;
     plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen, plan.chunk_len));

@@ -13,6 +13,12 @@ namespace cc1d::launch::util {
 
 inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
+// Peak DRAM bandwidth (Launcher::memory_bandwidth_gbps) from which a device counts as one
+// of fast memory (an H200's 4.8 TB/s, not an H100's 3.35): there the same bytes take 30%
+// less time while each block's fixed costs stay, and a few plans and kernels differ.
+constexpr double kFastMemoryGbps = 4000.0;
+inline bool fast_memory(Launcher& launcher) { return launcher.memory_bandwidth_gbps() >= kFastMemoryGbps; }
+
 // Elements of `dtype` in one 16-byte vector.
 inline int vector_elems(DType dtype) { return static_cast<int>(16 / dtype_size(dtype)); }
 

@@ -1,7 +1,8 @@
 // Host side of varlen_fwd.cu. The host never reads cu_seqlens (device memory), so the
 // grid tiles the packed token axis like the forward kernels tile time. With conv_states
 // a second, small launch (phase 1, one thread per (sequence, channel)) writes the slots
-// back after every block of the first has read them.
+// back after every block of the first has read them; it may start while the first still
+// runs (an overlapped launch: the kernel waits for the first before its stores).
 #include <algorithm>
 
 #include "api/launch/launch.hpp"
@@ -93,8 +94,11 @@ void varlen_forward(Launcher& launcher, const Variant& variant, const VarlenForw
         p.phase = 1;
         device::Dim3 states_block;
         states_block.x = static_cast<unsigned>(std::min<std::int64_t>(128, util::ceil_div(p.dim, 32) * 32));
-        launcher.launch(Kernel::main, util::flat_grid(p.num_seqs * util::ceil_div(p.dim, states_block.x)),
-                        states_block, 0, &p, sizeof(p));
+        const device::Dim3 grid = util::flat_grid(p.num_seqs * util::ceil_div(p.dim, states_block.x));
+        if (blocks > 0)
+            launcher.launch_overlapped(Kernel::main, grid, states_block, 0, &p, sizeof(p));
+        else   // the first kernel of the call
+            launcher.launch(Kernel::main, grid, states_block, 0, &p, sizeof(p));
     }
 }
 
