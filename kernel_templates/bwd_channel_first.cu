@@ -255,7 +255,7 @@ CC1D_DEVICE void bf_grad_pass(const cc1d_bwd_params& p, const bf_shared& s, cons
                     z = fmaf(w[k], win[e + k], z);
 #endif
                 }
-                gv *= cc1d_bwd_act_grad(z);
+                gv = cc1d_bwd_held_grad(gv, z);
 #endif
 #if CC1D_HAS_SEQ_IDX
                 if (ids[e + CC1D_K] < 0) gv = 0.0f;   // padding: the output was forced to 0
@@ -306,7 +306,7 @@ CC1D_DEVICE void bf_grad_after(const cc1d_bwd_params& p, const bf_shared& s, con
 #endif
             z = fmaf(wk, cc1d_to_float(xs[m - CC1D_K + k]), z);
         }
-        gv *= cc1d_bwd_act_grad(z);
+        gv = cc1d_bwd_held_grad(gv, z);
 #endif
 #if CC1D_HAS_SEQ_IDX
         if (s.ids[kBfHaloElems + m] < 0) gv = 0.0f;
@@ -477,7 +477,7 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
         fin = cc1d_to_float(f[t.b * p.dfinal_stride_b + t.d * p.dfinal_stride_d + tid * p.dfinal_stride_k]);
     }
 #endif
-    if (CC1D_SILU && first) bias = cc1d_gather_lane_taps(lane_tap, w);
+    if (CC1D_SILU && first) bias = cc1d_bwd_hold_taps(w, cc1d_gather_lane_taps(lane_tap, w));
 #if CC1D_HAS_SEQ_IDX || CC1D_HAS_FINAL_STATES
     // The previous unit may still read the ids / dfinal (dx pass) while this one stores them.
     __syncthreads();
@@ -571,6 +571,7 @@ extern "C" __global__ void BF_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
         t.seq_row = CC1D_HAS_SEQ_IDX ? p.seq_idx + t.b * p.seq_stride_b : 0;
         bf_unit(p, s, t, u == first, lane_tap, w, bias, dw, db);
     }
+    cc1d_bwd_release_sums(dw, db);
     bf_block_sums(p, s, part, d, dw, db);
 }
 

@@ -455,7 +455,7 @@ CC1D_DEVICE void bl_step(const cc1d_bwd_params& p, const bl_row& row, const bl_l
             z = fmaf(st.w[c][k], win.XW[CC1D_K - k][c], z);
 #endif
         }
-        gv *= cc1d_bwd_act_grad(z);
+        gv = cc1d_bwd_held_grad(gv, z);
 #endif
 #if CC1D_HAS_SEQ_IDX
         if (win.ids[me] < 0) gv = 0.0f;   // padding: the output was forced to 0
@@ -650,6 +650,7 @@ extern "C" __global__ void BL_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
 #if CC1D_HAS_BIAS
         if (has) st.bias[c] = cc1d_load_float<w_t>(p.bias, (lane.c0 + c) * p.bias_stride);
 #endif
+        st.bias[c] = cc1d_bwd_hold_taps(st.w[c], st.bias[c]);
         st.db[c] = 0.0f;
     }
 
@@ -668,6 +669,8 @@ extern "C" __global__ void BL_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
             bl_walk(p, row, lane, u - row.b * p.tiles, stage, st);
         }
     }
+#pragma unroll
+    for (int c = 0; c < kBlCpt; ++c) cc1d_bwd_release_sums(st.dw[c], st.db[c]);
     bl_block_sums(p, reinterpret_cast<float*>(bl_smem), group, lane, st);
 }
 
