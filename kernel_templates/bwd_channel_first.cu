@@ -477,7 +477,7 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
         fin = cc1d_to_float(f[t.b * p.dfinal_stride_b + t.d * p.dfinal_stride_d + tid * p.dfinal_stride_k]);
     }
 #endif
-    if (CC1D_SILU && first) bias = cc1d_bwd_hold_taps(w, cc1d_gather_lane_taps(lane_tap, w));
+    if (CC1D_SILU && first) bias = cc1d_hold_taps(w, cc1d_gather_lane_taps(lane_tap, w));
 #if CC1D_HAS_SEQ_IDX || CC1D_HAS_FINAL_STATES
     // The previous unit may still read the ids / dfinal (dx pass) while this one stores them.
     __syncthreads();

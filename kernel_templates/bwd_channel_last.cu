@@ -650,7 +650,7 @@ extern "C" __global__ void BL_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
 #if CC1D_HAS_BIAS
         if (has) st.bias[c] = cc1d_load_float<w_t>(p.bias, (lane.c0 + c) * p.bias_stride);
 #endif
-        st.bias[c] = cc1d_bwd_hold_taps(st.w[c], st.bias[c]);
+        st.bias[c] = cc1d_hold_taps(st.w[c], st.bias[c]);
         st.db[c] = 0.0f;
     }
 

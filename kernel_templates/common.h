@@ -225,24 +225,25 @@ CC1D_DEVICE float cc1d_bwd_act_grad(float z) {
 #endif
 }
 
-// Held taps. The 16-bit SiLU backward kernels on the hardware tanh are issue-bound, and
-// with s = sigmoid(z) = (1 + tanh(h)) / 2, h = z / 2, t = tanh(h):
-//   act'(z) = s·(1 + z·(1 − s)) = (1 + v) / 2  with  v = h + t·(1 − h·t).
-// So the main kernels (channel-first, channel-last) hold the taps and the bias halved
-// (the window sum gives h, the tanh's argument, directly) and the gradient doubled,
-// g2 = 2·g = dout·(1 + v): three fused multiply-adds after the tanh instead of six
-// instructions. dx = sum w·g = sum (w/2)·g2 then needs no change, and the dweight /
-// dbias sums, of g2, are halved once at the end (cc1d_bwd_release_sums). Halving and
-// doubling are exact in fp32. Other variants hold the taps as they are.
+// Held taps. With 16-bit x and the hardware tanh, SiLU is computed from h = z / 2:
+//   silu(z) = h + h·tanh(h),   act'(z) = s·(1 + z·(1 − s)) = (1 + v) / 2,
+// with s = sigmoid(z) = (1 + tanh(h)) / 2, t = tanh(h) and v = h + t·(1 − h·t). Kernels
+// that are issue-bound there hold the taps and the bias halved, so the window sum is h
+// itself (one multiply an element fewer): the packed prefill's channel-last tiles
+// (cc1d_activate_held) and the two main backward kernels. The backward also carries the
+// gradient doubled, g2 = 2·g = dout·(1 + v): three fused multiply-adds after the tanh
+// instead of six instructions; dx = sum w·g = sum (w/2)·g2 needs no change, and the
+// dweight / dbias sums, of g2, are halved once at the end (cc1d_bwd_release_sums).
+// Halving and doubling are exact in fp32. Other variants hold the taps as they are.
 #if CC1D_SILU && defined(CC1D_TANH_APPROX) && CC1D_X_DTYPE != 0
-#define CC1D_BWD_HALF_TAPS 1
+#define CC1D_HALF_TAPS 1
 #else
-#define CC1D_BWD_HALF_TAPS 0
+#define CC1D_HALF_TAPS 0
 #endif
 
-// The taps and bias as the main backward kernels hold them; returns the held bias.
-CC1D_DEVICE float cc1d_bwd_hold_taps(float* w, float bias) {
-#if CC1D_BWD_HALF_TAPS
+// The taps and bias as those kernels hold them; returns the held bias.
+CC1D_DEVICE float cc1d_hold_taps(float* w, float bias) {
+#if CC1D_HALF_TAPS
 #pragma unroll
     for (int k = 0; k < CC1D_WIDTH; ++k) w[k] *= 0.5f;
     return 0.5f * bias;
@@ -255,7 +256,7 @@ CC1D_DEVICE float cc1d_bwd_hold_taps(float* w, float bias) {
 // The held gradient at a position: dout · act'(z) (doubled with halved taps), given the
 // window sum of the held taps (z, or h = z / 2 with halved taps).
 CC1D_DEVICE float cc1d_bwd_held_grad(float dout, float held_sum) {
-#if CC1D_BWD_HALF_TAPS
+#if CC1D_HALF_TAPS
     const float h = held_sum, t = cc1d_tanh_approx(h);
     return fmaf(dout, fmaf(t, fmaf(-h, t, 1.0f), h), dout);
 #else
@@ -265,7 +266,7 @@ CC1D_DEVICE float cc1d_bwd_held_grad(float dout, float held_sum) {
 
 // A thread's dweight / dbias sums of held gradients as sums of true ones.
 CC1D_DEVICE void cc1d_bwd_release_sums(float* dw, float& db) {
-#if CC1D_BWD_HALF_TAPS
+#if CC1D_HALF_TAPS
 #pragma unroll
     for (int k = 0; k < CC1D_WIDTH; ++k) dw[k] *= 0.5f;
     db *= 0.5f;
@@ -389,6 +390,15 @@ CC1D_DEVICE float cc1d_activate_fast(float z) {
     return z * cc1d_sigmoid_fast(z);
 #else
     return z;
+#endif
+}
+
+// The activation of a window sum of held taps (cc1d_hold_taps): h = z / 2 with halved ones.
+CC1D_DEVICE float cc1d_activate_held(float held_sum) {
+#if CC1D_HALF_TAPS
+    return fmaf(held_sum, cc1d_tanh_approx(held_sum), held_sum);
+#else
+    return cc1d_activate_fast(held_sum);
 #endif
 }
 

@@ -481,6 +481,7 @@ CC1D_DEVICE void vl_store_tile(const cc1d_varlen_params& p, cc1d_i64 t0, cc1d_i6
 
 // One output of the walk down a shared tile column: step r's input is in[(r + K) * 64],
 // its output goes to out[r * 64]; win holds the K inputs before it and slides by one.
+// w and bias are held taps (cc1d_hold_taps): this kernel is issue-bound on an H200.
 CC1D_DEVICE void vl_step(float (&win)[CC1D_K + 1], const float (&w)[CC1D_WIDTH], float bias, bool in_sequence,
                          const x_t* in, x_t* out, int step) {
     const float cur = cc1d_to_float(in[(step + CC1D_K) * kVlChannels]);
@@ -488,7 +489,7 @@ CC1D_DEVICE void vl_step(float (&win)[CC1D_K + 1], const float (&w)[CC1D_WIDTH],
 #pragma unroll
     for (int k = 0; k < CC1D_K; ++k) z = fmaf(w[k], win[k], z);
     z = fmaf(w[CC1D_K], cur, z);
-    out[step * kVlChannels] = cc1d_to_x(in_sequence ? cc1d_activate_fast(z) : 0.0f);
+    out[step * kVlChannels] = cc1d_to_x(in_sequence ? cc1d_activate_held(z) : 0.0f);
 #pragma unroll
     for (int k = 0; k + 1 < CC1D_K; ++k) win[k] = win[k + 1];
     if (CC1D_K > 0) win[CC1D_K > 0 ? CC1D_K - 1 : 0] = cur;
@@ -519,6 +520,7 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
 #if CC1D_HAS_BIAS
     if (has_channel) bias = cc1d_load_float<w_t>(p.bias, d * p.bias_stride);
 #endif
+    bias = cc1d_hold_taps(w, bias);
     // The tile's sequence boundaries, listed by the block while its loads are in flight;
     // this thread's steps, and the sequence holding the first of them.
     __shared__ cc1d_i64 s_cuts[kVlListed + 2];
@@ -544,9 +546,15 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
             }
         }
         if (place.next >= t_first + kVlSteps) {
-            // No sequence starts among this thread's tokens (the common case): unrolled.
+            // No sequence starts among this thread's tokens (the common case): unrolled,
+            // inside a sequence or outside all (zeros) for every step.
+            if (place.s >= 0) {
 #pragma unroll
-            for (int step = 0; step < kVlSteps; ++step) vl_step(win, w, bias, place.s >= 0, in, out, first + step);
+                for (int step = 0; step < kVlSteps; ++step) vl_step(win, w, bias, true, in, out, first + step);
+            } else {
+#pragma unroll
+                for (int step = 0; step < kVlSteps; ++step) out[(first + step) * kVlChannels] = cc1d_to_x(0.0f);
+            }
         } else {
             // Sequence starts ahead: a rolled loop that restarts the window at each one.
 #pragma unroll 1
