@@ -20,6 +20,7 @@ struct RecordingLauncher final : launch::Launcher {
         device::Dim3 grid, block;
         unsigned shared;
         Params params;
+        bool overlapped;   // through launch_overlapped
     };
     int sm_count = 132;
     double memory_gbps = 3352.0;   // an H100 SXM
@@ -29,13 +30,11 @@ struct RecordingLauncher final : launch::Launcher {
 
     void launch(launch::Kernel kernel, device::Dim3 grid, device::Dim3 block, unsigned shared, const void* p,
                 std::size_t size) override {
-        REQUIRE(size == sizeof(Params));
-        launches.push_back({kernel, grid, block, shared, {}});
-        std::memcpy(&launches.back().params, p, size);
+        record(kernel, grid, block, shared, p, size, false);
     }
     void launch_overlapped(launch::Kernel kernel, device::Dim3 grid, device::Dim3 block, unsigned shared,
                            const void* p, std::size_t size) override {
-        launch(kernel, grid, block, shared, p, size);
+        record(kernel, grid, block, shared, p, size, true);
     }
     // The call's one launch, checked to be the main kernel with `threads` threads a block,
     // `blocks` blocks (the grid flattened) and `shared` bytes of dynamic shared memory.
@@ -49,6 +48,16 @@ struct RecordingLauncher final : launch::Launcher {
         return l;
     }
     int multiprocessor_count() override { return sm_count; }
+
+private:
+    void record(launch::Kernel kernel, device::Dim3 grid, device::Dim3 block, unsigned shared, const void* p,
+                std::size_t size, bool overlapped) {
+        REQUIRE(size == sizeof(Params));
+        launches.push_back({kernel, grid, block, shared, {}, overlapped});
+        std::memcpy(&launches.back().params, p, size);
+    }
+
+public:
     double memory_bandwidth_gbps() override { return memory_gbps; }
     int main_resident_blocks() override { return resident; }
     void* workspace(std::size_t) override { return workspace_address; }

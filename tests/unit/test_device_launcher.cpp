@@ -12,6 +12,7 @@
 #include "api/launch/backward_plan.hpp"
 #include "common/fail.hpp"
 #include "support/fake_device.hpp"
+#include "support/scoped_env.hpp"
 
 using namespace cc1d;
 
@@ -139,5 +140,22 @@ TEST_CASE("backward call: the zeroing kernel is plain, the main and reduce kerne
             CHECK(call.device.launches[i].function == mode.expected[i].function);
             CHECK(call.device.launches[i].overlapped == mode.expected[i].overlapped);
         }
+    }
+}
+
+TEST_CASE("device launcher: CC1D_MEMORY_GBPS sets the DRAM bandwidth the plans see, when it is a positive number") {
+    Call call(true);
+    {
+        test::ScopedEnv unset("CC1D_MEMORY_GBPS", nullptr);
+        CHECK(call.launcher.memory_bandwidth_gbps() == 3352.0);   // the device's
+    }
+    {
+        test::ScopedEnv forced("CC1D_MEMORY_GBPS", "4800.5");
+        CHECK(call.launcher.memory_bandwidth_gbps() == 4800.5);
+    }
+    for (const char* bad : {"fast", "-1", "0", "12x", " "}) {
+        INFO("CC1D_MEMORY_GBPS='", bad, "'");
+        test::ScopedEnv ignored("CC1D_MEMORY_GBPS", bad);
+        CHECK(call.launcher.memory_bandwidth_gbps() == 3352.0);
     }
 }

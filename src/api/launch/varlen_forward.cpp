@@ -94,11 +94,9 @@ void varlen_forward(Launcher& launcher, const Variant& variant, const VarlenForw
         p.phase = 1;
         device::Dim3 states_block;
         states_block.x = static_cast<unsigned>(std::min<std::int64_t>(128, util::ceil_div(p.dim, 32) * 32));
-        const device::Dim3 grid = util::flat_grid(p.num_seqs * util::ceil_div(p.dim, states_block.x));
-        if (blocks > 0)
-            launcher.launch_overlapped(Kernel::main, grid, states_block, 0, &p, sizeof(p));
-        else   // the first kernel of the call
-            launcher.launch(Kernel::main, grid, states_block, 0, &p, sizeof(p));
+        // (Plain when it is the call's first kernel: the launcher sees to that.)
+        launcher.launch_overlapped(Kernel::main, util::flat_grid(p.num_seqs * util::ceil_div(p.dim, states_block.x)),
+                                   states_block, 0, &p, sizeof(p));
     }
 }
 
