@@ -99,6 +99,40 @@ TEST_CASE("the 16-bit channel-last forward with seq_idx up to width 4 has a shor
     CHECK_FALSE(has_second(other));
 }
 
+TEST_CASE("the channel-first fp32 SiLU forward without seq_idx has a cp.async-staged kernel") {
+    Variant v;
+    v.op = Op::fwd;
+    v.layout = Layout::channel_first;
+    v.x_dtype = v.weight_dtype = DType::fp32;
+    v.activation = Activation::silu;
+    for (int width : {1, 2, 4, 9, 16}) {
+        CAPTURE(width);
+        v.width = width;
+        const auto source = codegen::render_source(v, "cuda");
+        CHECK(source.second_entry == v.entry_name() + "_staged");
+        CHECK(source.text.find("#define CC1D_ENTRY_STAGED " + source.second_entry) != std::string::npos);
+    }
+    auto has_second = [](Variant variant) { return !codegen::render_source(variant, "cuda").second_entry.empty(); };
+    Variant other = v;
+    other.activation = Activation::none;
+    CHECK_FALSE(has_second(other));
+    other = v;
+    other.x_dtype = other.weight_dtype = DType::bf16;
+    CHECK_FALSE(has_second(other));
+    other = v;
+    other.weight_dtype = DType::bf16;   // the x dtype decides
+    CHECK(has_second(other));
+    other = v;
+    other.seq_idx = true;
+    CHECK_FALSE(has_second(other));
+    other = v;
+    other.small_call = true;   // fwd_small.cu alone
+    CHECK_FALSE(has_second(other));
+    other = v;
+    other.layout = Layout::channel_last;
+    CHECK_FALSE(has_second(other));
+}
+
 TEST_CASE("every op family has an embedded template") {
     for (Op op : {Op::fwd, Op::bwd, Op::update, Op::varlen_fwd})
         for (Layout layout : {Layout::channel_first, Layout::channel_last}) {
