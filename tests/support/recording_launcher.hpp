@@ -48,6 +48,9 @@ struct RecordingLauncher final : launch::Launcher {
         return l;
     }
     int multiprocessor_count() override { return sm_count; }
+    double memory_bandwidth_gbps() override { return memory_gbps; }
+    int main_resident_blocks() override { return resident; }
+    void* workspace(std::size_t) override { return workspace_address; }
 
 private:
     void record(launch::Kernel kernel, device::Dim3 grid, device::Dim3 block, unsigned shared, const void* p,
@@ -56,11 +59,6 @@ private:
         launches.push_back({kernel, grid, block, shared, {}, overlapped});
         std::memcpy(&launches.back().params, p, size);
     }
-
-public:
-    double memory_bandwidth_gbps() override { return memory_gbps; }
-    int main_resident_blocks() override { return resident; }
-    void* workspace(std::size_t) override { return workspace_address; }
 };
 
 }  // namespace cc1d::test

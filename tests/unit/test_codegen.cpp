@@ -70,6 +70,10 @@ TEST_CASE("a small-call backward variant is bwd_small.cu alone, either layout; o
     }
 }
 
+namespace {
+bool has_second(const Variant& variant) { return !codegen::render_source(variant, "cuda").second_entry.empty(); }
+}  // namespace
+
 TEST_CASE("the 16-bit channel-last forward with seq_idx up to width 4 has a short-chunk kernel") {
     Variant v;
     v.op = Op::fwd;
@@ -84,7 +88,6 @@ TEST_CASE("the 16-bit channel-last forward with seq_idx up to width 4 has a shor
             CHECK(source.second_entry == v.entry_name() + "_short");
             CHECK(source.text.find("#define CC1D_ENTRY_SHORT " + source.second_entry) != std::string::npos);
         }
-    auto has_second = [](Variant variant) { return !codegen::render_source(variant, "cuda").second_entry.empty(); };
     Variant other = v;
     other.width = 5;   // widths 5-8 vote a batch at a time in the one kernel
     CHECK_FALSE(has_second(other));
@@ -112,7 +115,6 @@ TEST_CASE("the channel-first fp32 SiLU forward without seq_idx has a cp.async-st
         CHECK(source.second_entry == v.entry_name() + "_staged");
         CHECK(source.text.find("#define CC1D_ENTRY_STAGED " + source.second_entry) != std::string::npos);
     }
-    auto has_second = [](Variant variant) { return !codegen::render_source(variant, "cuda").second_entry.empty(); };
     Variant other = v;
     other.activation = Activation::none;
     CHECK_FALSE(has_second(other));

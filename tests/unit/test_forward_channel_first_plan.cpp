@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include "api/launch/launch.hpp"
+#include "api/launch/launch_util.hpp"
 #include "params.h"
 #include "support/fake_tensors.hpp"
 #include "support/recording_launcher.hpp"
@@ -52,7 +53,7 @@ test::RecordingLauncher<cc1d_fwd_params>::Launch launched(const Call& c, double 
 }  // namespace
 
 TEST_CASE("channel-first forward: fp32 SiLU on large grids takes the staged kernel where DRAM is fast") {
-    const Call big{4, 5376, 4096};   // 86,016 blocks of 1,024 outputs: 40 waves of 132 x 16
+    const Call big{4, 5376, 4096};   // 86,016 blocks of 1,024 outputs: 41 waves of 132 x 16
     const auto fast = launched(big, kH200Gbps), slow = launched(big, kH100Gbps);
     CHECK(fast.kernel == Kernel::staged);
     CHECK(slow.kernel == Kernel::main);
@@ -62,9 +63,9 @@ TEST_CASE("channel-first forward: fp32 SiLU on large grids takes the staged kern
     CHECK(fast.block.x == slow.block.x);
     CHECK(fast.shared == slow.shared);
     CHECK(fast.params.vector_ok == 1);
-    // 4000 GB/s is the line.
-    CHECK(launched(big, 4000.0).kernel == Kernel::staged);
-    CHECK(launched(big, 3999.0).kernel == Kernel::main);
+    // util::kFastMemoryGbps is the line.
+    CHECK(launched(big, launch::util::kFastMemoryGbps).kernel == Kernel::staged);
+    CHECK(launched(big, launch::util::kFastMemoryGbps - 1.0).kernel == Kernel::main);
 }
 
 TEST_CASE("channel-first forward: the main kernel for small grids, other variants and unaligned rows") {

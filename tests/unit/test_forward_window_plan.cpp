@@ -15,6 +15,7 @@
 
 #include "api/launch/forward_window_plan.hpp"
 #include "api/launch/launch.hpp"
+#include "api/launch/launch_util.hpp"
 #include "codegen/render.hpp"
 #include "params.h"
 #include "support/recording_launcher.hpp"
@@ -51,7 +52,7 @@ void check_plan(std::int64_t batch, std::int64_t dim, std::int64_t seqlen, int w
         const std::int64_t per_row = std::max<std::int64_t>(1, wave / rows);
         const std::int64_t fitting = ((std::max<std::int64_t>(seqlen, 1) + per_row - 1) / per_row + granule - 1) / granule * granule;
         const std::int64_t longest = (seq_idx ? 8 : 4) * granule;
-        const std::int64_t cut = (!seq_idx && width >= 3 && gbps >= 4000.0 ? 4 : 2) * granule;
+        const std::int64_t cut = (!seq_idx && width >= 3 && gbps >= cc1d::launch::util::kFastMemoryGbps ? 4 : 2) * granule;
         CHECK(plan.chunk_len == (fitting > longest ? cut : fitting));
         if (plan.chunk_len != fitting) return;
     }

@@ -24,9 +24,11 @@ int threads_for_row(std::int64_t seqlen, int elems_per_thread) {
 constexpr std::int64_t kStagedMinWaves = 16;
 
 bool takes_staged_kernel(Launcher& launcher, const Variant& variant, const cc1d_fwd_params& p, std::int64_t blocks) {
-    if (p.vector_ok == 0 || !util::fast_memory(launcher) ||
+    // The variant and the rows first: only calls that could take it ask for the bandwidth.
+    if (p.vector_ok == 0 ||
         !CC1D_FWD_CF_STAGED_KERNEL(static_cast<int>(dtype_size(variant.x_dtype)),
-                                   variant.activation == Activation::silu, variant.seq_idx))
+                                   variant.activation == Activation::silu, variant.seq_idx) ||
+        !util::fast_memory(launcher))
         return false;
     const std::int64_t wave = std::int64_t(launcher.multiprocessor_count()) * std::max(1, launcher.main_resident_blocks());
     return blocks >= kStagedMinWaves * wave;
