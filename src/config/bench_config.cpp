@@ -154,13 +154,14 @@ std::vector<BenchCase> expand_case(const FieldReader& reader, const Json& object
 
 BenchConfig parse_bench_config(const Json& root, const std::string& file) {
     const FieldReader reader(file);
-    reader.check_object(root, "", {"description", "warmup", "reps", "host_calls", "cases"});
+    reader.check_object(root, "", {"description", "warmup", "reps", "host_calls", "graph_replay", "cases"});
     BenchConfig config;
     config.file = file;
     if (root.contains("warmup")) config.warmup = static_cast<int>(reader.integer(root.at("warmup"), "warmup", 0, 100000));
     if (root.contains("reps")) config.reps = static_cast<int>(reader.integer(root.at("reps"), "reps", 1, 100000));
     if (root.contains("host_calls"))
         config.host_calls = static_cast<int>(reader.integer(root.at("host_calls"), "host_calls", 1, 10000000));
+    if (root.contains("graph_replay")) config.graph_replay = reader.boolean(root.at("graph_replay"), "graph_replay");
     if (!root.contains("cases")) reader.fail("cases", "missing: expected a list of cases");
     const Json& cases = reader.list(root.at("cases"), "cases", false);
     std::set<std::string> seen;

@@ -6,7 +6,8 @@
 // seqlen (fwd, bwd); batch, dim, tokens, state_len, cache_batch (update); dim, seqlens
 // (varlen_fwd: the packed sequence lengths). Every field but name and seqlens may be a
 // list; lists expand to every combination. Top level: warmup, reps, host_calls (update
-// calls timed back to back for host overhead), description.
+// calls timed back to back for host overhead), graph_replay (also time every case as a
+// stream of calls replayed from a graph, as serving engines issue them), description.
 #pragma once
 
 #include <string>
@@ -22,6 +23,7 @@ struct BenchConfig {
     int warmup = 25;
     int reps = 200;
     int host_calls = 1000;
+    bool graph_replay = false;
     std::vector<BenchCase> cases;   // expanded, duplicates (same label and shape) removed
 };
 

@@ -230,6 +230,8 @@ TEST_CASE("the design's bench example expands, with labels, shapes and byte coun
     CHECK(config.warmup == 25);
     CHECK(config.reps == 200);
     CHECK(config.host_calls == 1000);
+    CHECK_FALSE(config.graph_replay);
+    CHECK(bench_from(R"({"graph_replay": true, "cases": [{"op": "update", "batch": 1, "dim": 1}]})").graph_replay);
     REQUIRE(config.cases.size() == 8);
     const BenchCase& first = config.cases[0];
     CHECK(first.label() == "large-mamba fwd cf w4 fp32 none");
@@ -317,6 +319,8 @@ TEST_CASE("bench config errors") {
     CHECK(has(bench_error(one_case(R"("op": "bwd", "batch": 1, "dim": 1, "seqlen": 8, "small_call": true)")),
               "cases[0].small_call: a call takes the small-call kernel by its size"));
     CHECK(has(bench_error(R"({"reps": 0, "cases": []})"), "cfg.json: reps: 0 is outside 1 to 100000"));
+    CHECK(has(bench_error(R"({"graph_replay": 1, "cases": []})"),
+              "cfg.json: graph_replay: expected true or false, got the number 1"));
     CHECK(has(bench_error(R"({"warmup": -1, "cases": []})"), "warmup: -1 is outside"));
     CHECK(has(bench_error(R"({"cases": []})"), "cases: expected a non-empty list"));
     CHECK(has(bench_error(R"({"warmup": 3})"), "cases: missing"));

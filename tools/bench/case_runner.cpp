@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <memory>
+#include <vector>
 
 #include "workload.hpp"
 
@@ -59,20 +61,53 @@ std::optional<TimingStats> same_size_copy(BenchEnvironment& env, std::uint64_t b
     return timing;
 }
 
+// The case as a stream of calls replayed from a graph, over replay_sets(bytes) input sets:
+// `first` and fresh workloads of the same case. A set that cannot be allocated, or a
+// capture the device refuses, leaves a note instead of a time; the case itself stands.
+void measure_graph_replay(BenchEnvironment& env, const config::BenchCase& c, Workload& first, std::uint64_t seed,
+                          CaseResult& result) {
+    const int sets = replay_sets(result.bytes);
+    try {
+        std::vector<std::unique_ptr<Workload>> more;
+        for (int i = 1; i < sets; ++i) more.push_back(make_workload(env.device, c, seed + static_cast<std::uint64_t>(i)));
+        const auto run_set = [&](int set) {
+            Workload& workload = set == 0 ? first : *more[static_cast<std::size_t>(set - 1)];
+            workload.run(env.runtime, env.stream);
+        };
+        result.replay = time_graph_replay(env.device, env.stream, sets, replay_count(env.config), run_set);
+        result.replay_sets = sets;
+    } catch (const std::exception& error) {
+        result.replay_note = first_line(error.what());
+        return;
+    }
+    const auto known = env.same_size_copy_replays.find(result.bytes);
+    if (known != env.same_size_copy_replays.end()) {
+        result.same_size_copy_replay = known->second;
+        return;
+    }
+    result.same_size_copy_replay =
+        time_same_size_copy_replay(env.device, env.stream, replay_count(env.config), result.bytes);
+    env.same_size_copy_replays.emplace(result.bytes, result.same_size_copy_replay);
+}
+
 }  // namespace
+
+int replay_count(const config::BenchConfig& config) { return std::max(5, config.reps / 10); }
 
 CaseResult run_case(BenchEnvironment& env, const config::BenchCase& c) {
     CaseResult result;
     result.bench_case = c;
     result.bytes = config::counted_bytes(c);
     try {
-        const auto workload = make_workload(env.device, c, std::hash<std::string>{}(c.label() + c.shape_text()));
+        const std::uint64_t seed = std::hash<std::string>{}(c.label() + c.shape_text());
+        const auto workload = make_workload(env.device, c, seed);
         measure_first_use(env, *workload, result);
         result.check = workload->check();
         measure_disk_hit(env, *workload, result);
         result.timing = time_on_stream(env.device, env.stream, env.flusher, env.config.warmup, env.config.reps,
                                        [&] { workload->run(env.runtime, env.stream); });
         result.same_size_copy = same_size_copy(env, result.bytes);
+        if (env.config.graph_replay) measure_graph_replay(env, c, *workload, seed, result);
         if (c.variant.op == Op::update) measure_host_overhead(env, c, result);
     } catch (const std::exception& error) {
         result.error = first_line(error.what());

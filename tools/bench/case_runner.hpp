@@ -23,7 +23,11 @@ struct BenchEnvironment {
     const config::BenchConfig& config;
     // Same-size copies timed so far, by bytes moved: cases of one size share the measurement.
     std::map<std::uint64_t, std::optional<TimingStats>> same_size_copies{};
+    std::map<std::uint64_t, std::optional<TimingStats>> same_size_copy_replays{};   // graph replay
 };
+
+// Graph replays per measurement of a config with graph_replay: each times 64 or more calls.
+int replay_count(const config::BenchConfig& config);
 
 // Never throws for a problem of the case itself: that is recorded in CaseResult::error.
 CaseResult run_case(BenchEnvironment& env, const config::BenchCase& c);

@@ -14,7 +14,8 @@ extern "C" __global__ void cc1d_empty_kernel(cc1d_empty_params) {}
 }  // namespace
 
 std::optional<EmptyKernelTimes> time_empty_kernel(device::Device& device, void* stream, CacheFlusher& flusher,
-                                                  int warmup, int reps, int host_calls, std::string& why_not) {
+                                                  int warmup, int reps, int host_calls, std::optional<int> replays,
+                                                  std::string& why_not) {
     void* module = nullptr;
     try {
         const std::string target = device.target(device.current_device());
@@ -31,6 +32,7 @@ std::optional<EmptyKernelTimes> time_empty_kernel(device::Device& device, void* 
         EmptyKernelTimes times;
         times.timing = time_on_stream(device, stream, flusher, warmup, reps, launch);
         times.host_us_per_launch = host_us_per_call(device, stream, host_calls, launch);
+        if (replays) times.replay = time_graph_replay(device, stream, 1, *replays, [&](int) { launch(); });
         device.unload_module(module);
         return times;
     } catch (const std::exception& error) {

@@ -29,6 +29,9 @@ bandwidth first, then for every case checks the result against the CPU reference
 times it (warm-up, caches flushed, median of the config's reps), and times a
 device-to-device copy moving the same bytes the same way, once per size in a run ("% of
 a same-size copy": the per-call costs a 2 GiB copy hides weigh on a 30 us call too).
+A config with "graph_replay": true also times every case as a stream of back-to-back
+calls replayed from a graph over input sets spanning 256 MiB, as serving engines issue
+decode steps, with the empty kernel and the same-size copy replayed the same way.
 
   --config FILE     the bench config
   --json OUT        write the results as JSON (scripts/plot_bench.py draws it)
@@ -144,6 +147,7 @@ int run(const Options& options, device::Device& device) {
     run.warmup = config.warmup;
     run.reps = config.reps;
     run.host_calls = config.host_calls;
+    run.graph_replay = config.graph_replay;
     fmt::print("cc1d-bench {}: {} ({} {}), {} cases of {}\n", run.version, run.device_name, run.backend, run.target,
                config.cases.size(), config.file);
 
@@ -154,13 +158,16 @@ int run(const Options& options, device::Device& device) {
     run.copy_buffer_bytes = copy.buffer_bytes;
     fmt::print("copy bandwidth: {:.0f} GB/s (read+write, {} MiB device-to-device)\n", copy.gb_per_s,
                copy.buffer_bytes >> 20);
+    const auto replays = config.graph_replay ? std::optional(replay_count(config)) : std::nullopt;
     if (const auto empty = time_empty_kernel(device, stream.get(), flusher, config.warmup, config.reps,
-                                             config.host_calls, run.empty_kernel_note)) {
+                                             config.host_calls, replays, run.empty_kernel_note)) {
         run.empty_kernel = empty->timing;
+        run.empty_kernel_replay = empty->replay;
         run.bare_launch_host_us = empty->host_us_per_launch;
         fmt::print("empty kernel: {:.1f} us (launched and timed as the cases are); host {:.2f} us per bare driver "
                    "launch\n",
                    run.empty_kernel->median_us, empty->host_us_per_launch);
+        if (empty->replay) fmt::print("empty kernel in a graph replay: {:.2f} us per launch\n", empty->replay->median_us);
     } else
         fmt::print("empty kernel: not measured ({})\n", run.empty_kernel_note);
 

@@ -6,13 +6,14 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "results.hpp"
 
 namespace cc1d::bench {
 
 // "43.2 us  2795 GB/s  65.4% of copy (83.0% of a same-size copy) | compile 0.31 s, disk hit
-// 1.2 ms | check ok".
+// 1.2 ms | check ok", with the graph replay's numbers where the run has them.
 // bare_launch_host_us: the host time of a bare driver launch, to show what a call adds.
 std::string progress_summary(const CaseResult& result, double copy_gb_per_s, std::optional<double> bare_launch_host_us);
 void print_table(std::ostream& out, const RunResult& run);
@@ -22,5 +23,7 @@ std::string to_markdown(const RunResult& run);
 // Shared by the text and file reports.
 std::string check_text(const CaseResult& result);
 std::string number_or_dash(const std::optional<double>& value, int decimals);
+// The graph replay's time, % of copy and % of a same-size copy, as table cells.
+std::vector<std::string> replay_columns(const CaseResult& result, double copy_gb_per_s);
 
 }  // namespace cc1d::bench

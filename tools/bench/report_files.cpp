@@ -50,6 +50,21 @@ nlohmann::ordered_json case_json(const CaseResult& r, double copy_gb_per_s) {
     j["same_size_copy_us"] =
         optional_number(r.same_size_copy ? std::optional(r.same_size_copy->median_us) : std::nullopt);
     j["percent_of_same_size_copy"] = optional_number(r.percent_of_same_size_copy());
+    if (r.replay || !r.replay_note.empty()) {
+        j["graph_replay"] = {
+            {"median_us", optional_number(r.replay ? std::optional(r.replay->median_us) : std::nullopt)},
+            {"min_us", optional_number(r.replay ? std::optional(r.replay->min_us) : std::nullopt)},
+            {"max_us", optional_number(r.replay ? std::optional(r.replay->max_us) : std::nullopt)},
+            {"replays", r.replay ? r.replay->reps : 0},
+            {"input_sets", r.replay_sets},
+            {"gb_per_s", optional_number(r.gb_per_s(true))},
+            {"percent_of_copy", optional_number(r.percent_of_copy(copy_gb_per_s, true))},
+            {"same_size_copy_us", optional_number(r.same_size_copy_replay
+                                                      ? std::optional(r.same_size_copy_replay->median_us)
+                                                      : std::nullopt)},
+            {"percent_of_same_size_copy", optional_number(r.percent_of_same_size_copy(true))},
+            {"note", r.replay_note.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.replay_note)}};
+    }
     j["compile_s"] = optional_number(r.compile_s);
     j["first_call_ms"] = optional_number(r.first_call_ms);
     j["disk_load_ms"] = optional_number(r.disk_load_ms);
@@ -81,11 +96,15 @@ nlohmann::ordered_json to_json(const RunResult& run) {
     j["copy_gb_per_s"] = run.copy_gb_per_s;
     j["copy_buffer_bytes"] = run.copy_buffer_bytes;
     j["empty_kernel_us"] = optional_number(run.empty_kernel ? std::optional(run.empty_kernel->median_us) : std::nullopt);
+    if (run.graph_replay)
+        j["empty_kernel_replay_us"] =
+            optional_number(run.empty_kernel_replay ? std::optional(run.empty_kernel_replay->median_us) : std::nullopt);
     if (!run.empty_kernel_note.empty()) j["empty_kernel_note"] = run.empty_kernel_note;
     j["bare_launch_host_us"] = optional_number(run.bare_launch_host_us);
     j["warmup"] = run.warmup;
     j["reps"] = run.reps;
     j["host_calls"] = run.host_calls;
+    j["graph_replay"] = run.graph_replay;
     j["bytes_counted"] =
         "fwd 2*B*D*L*sizeof(x); bwd 3*B*D*L*sizeof(x); update B*D*(T + 2*(W-1) + T)*sizeof(x); "
         "varlen_fwd 2*D*total*sizeof(x)";
@@ -101,6 +120,8 @@ std::string to_markdown(const RunResult& run) {
                       run.device_name, run.backend, run.target, run.version, run.date,
                       static_cast<double>(run.copy_buffer_bytes) / (1 << 20), run.copy_gb_per_s);
     if (run.empty_kernel) md += fmt::format(" · empty kernel: {:.1f} µs", run.empty_kernel->median_us);
+    if (run.empty_kernel_replay)
+        md += fmt::format(" · empty kernel in a graph replay: {:.1f} µs", run.empty_kernel_replay->median_us);
     if (run.bare_launch_host_us)
         md += fmt::format(" · host time of a bare driver launch: {:.2f} µs", *run.bare_launch_host_us);
     md += fmt::format("\n\nMedian of {} runs after {} warm-up calls, caches flushed before every timed run. Bytes "
@@ -108,23 +129,31 @@ std::string to_markdown(const RunResult& run) {
                       "state write + out, varlen 2·D·total·sizeof(x). Compile: first call with an empty cache; "
                       "disk hit: a second runtime on that cache. "
                       "% of same-size copy: the median time of a device-to-device copy moving the case's bytes, timed "
-                      "the same way, over the case's median time.\n\n",
+                      "the same way, over the case's median time.",
                       run.reps, run.warmup);
-    md += "| case | shape | µs (median) | min | max | GB/s | % of copy | % of same-size copy | compile s | "
-          "disk hit ms | host µs/call | check |\n";
-    md += "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    if (run.graph_replay)
+        md += " Replay: the time per call of a graph of 64 or more back-to-back calls over input sets spanning "
+              "256 MiB (at most 4096 sets), no flush, median of the replays; its same-size copy is replayed the same way.";
+    md += "\n\n| case | shape | µs (median) | min | max | GB/s | % of copy | % of same-size copy | ";
+    if (run.graph_replay) md += "replay µs | replay % of copy | replay % of same-size copy | ";
+    md += "compile s | disk hit ms | host µs/call | check |\n|";
+    for (int i = 0; i < (run.graph_replay ? 15 : 12); ++i) md += "---|";
+    md += "\n";
     for (const CaseResult& r : run.cases) {
         const auto t = r.timing;
         std::string check = check_text(r);
         for (char& ch : check)
             if (ch == '|') ch = '/';
-        md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r.bench_case.label(),
+        md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | ", r.bench_case.label(),
                           r.bench_case.shape_text(), number_or_dash(t ? std::optional(t->median_us) : std::nullopt, 1),
                           number_or_dash(t ? std::optional(t->min_us) : std::nullopt, 1),
                           number_or_dash(t ? std::optional(t->max_us) : std::nullopt, 1),
                           number_or_dash(r.gb_per_s(), 0), number_or_dash(r.percent_of_copy(run.copy_gb_per_s), 1),
-                          number_or_dash(r.percent_of_same_size_copy(), 1), number_or_dash(r.compile_s, 2),
-                          number_or_dash(r.disk_load_ms, 2), number_or_dash(r.host_us_per_call, 2), check);
+                          number_or_dash(r.percent_of_same_size_copy(), 1));
+        if (run.graph_replay)
+            for (const std::string& cell : replay_columns(r, run.copy_gb_per_s)) md += cell + " | ";
+        md += fmt::format("{} | {} | {} | {} |\n", number_or_dash(r.compile_s, 2), number_or_dash(r.disk_load_ms, 2),
+                          number_or_dash(r.host_us_per_call, 2), check);
     }
     return md;
 }

@@ -25,6 +25,13 @@ std::string progress_summary(const CaseResult& result, double copy_gb_per_s, std
                            number_or_dash(result.timing->median_us, 1), number_or_dash(result.gb_per_s(), 0),
                            number_or_dash(result.percent_of_copy(copy_gb_per_s), 1),
                            number_or_dash(result.percent_of_same_size_copy(), 1));
+    if (result.replay)
+        text += fmt::format(" | graph replay {} us, {}% of copy ({}% of a same-size copy), {} input sets",
+                            number_or_dash(result.replay->median_us, 1),
+                            number_or_dash(result.percent_of_copy(copy_gb_per_s, true), 1),
+                            number_or_dash(result.percent_of_same_size_copy(true), 1), result.replay_sets);
+    else if (!result.replay_note.empty())
+        text += " | graph replay: " + result.replay_note;
     text += " | compile " + (result.compile_s ? fmt::format("{:.2f} s", *result.compile_s) : std::string("(loaded)"));
     if (result.disk_load_ms) text += fmt::format(", disk hit {:.2f} ms", *result.disk_load_ms);
     if (result.host_us_per_call) {
@@ -35,19 +42,33 @@ std::string progress_summary(const CaseResult& result, double copy_gb_per_s, std
     return text + " | check " + check_text(result);
 }
 
+std::vector<std::string> replay_columns(const CaseResult& r, double copy_gb_per_s) {
+    return {number_or_dash(r.replay ? std::optional(r.replay->median_us) : std::nullopt, 1),
+            number_or_dash(r.percent_of_copy(copy_gb_per_s, true), 1),
+            number_or_dash(r.percent_of_same_size_copy(true), 1)};
+}
+
 void print_table(std::ostream& out, const RunResult& run) {
-    const std::vector<std::string> header{"case", "shape", "median us", "min", "max", "GB/s", "% copy",
-                                          "% size copy", "compile s", "disk ms", "host us", "check"};
+    std::vector<std::string> header{"case", "shape", "median us", "min", "max", "GB/s", "% copy", "% size copy"};
+    if (run.graph_replay) header.insert(header.end(), {"replay us", "% copy", "% size copy"});
+    header.insert(header.end(), {"compile s", "disk ms", "host us", "check"});
     std::vector<std::vector<std::string>> rows{header};
     for (const CaseResult& r : run.cases) {
         const auto t = r.timing;
-        rows.push_back({r.bench_case.label(), r.bench_case.shape_text(),
-                        number_or_dash(t ? std::optional(t->median_us) : std::nullopt, 1),
-                        number_or_dash(t ? std::optional(t->min_us) : std::nullopt, 1),
-                        number_or_dash(t ? std::optional(t->max_us) : std::nullopt, 1),
-                        number_or_dash(r.gb_per_s(), 0), number_or_dash(r.percent_of_copy(run.copy_gb_per_s), 1),
-                        number_or_dash(r.percent_of_same_size_copy(), 1), number_or_dash(r.compile_s, 2),
-                        number_or_dash(r.disk_load_ms, 2), number_or_dash(r.host_us_per_call, 2), check_text(r)});
+        std::vector<std::string> row{r.bench_case.label(), r.bench_case.shape_text(),
+                                     number_or_dash(t ? std::optional(t->median_us) : std::nullopt, 1),
+                                     number_or_dash(t ? std::optional(t->min_us) : std::nullopt, 1),
+                                     number_or_dash(t ? std::optional(t->max_us) : std::nullopt, 1),
+                                     number_or_dash(r.gb_per_s(), 0),
+                                     number_or_dash(r.percent_of_copy(run.copy_gb_per_s), 1),
+                                     number_or_dash(r.percent_of_same_size_copy(), 1)};
+        if (run.graph_replay) {
+            const auto replayed = replay_columns(r, run.copy_gb_per_s);
+            row.insert(row.end(), replayed.begin(), replayed.end());
+        }
+        row.insert(row.end(), {number_or_dash(r.compile_s, 2), number_or_dash(r.disk_load_ms, 2),
+                               number_or_dash(r.host_us_per_call, 2), check_text(r)});
+        rows.push_back(std::move(row));
     }
     std::vector<std::size_t> widths(header.size(), 0);
     for (const auto& row : rows)

@@ -41,25 +41,64 @@ TimingStats summarize(std::vector<double> us) {
     return stats;
 }
 
-// Two device buffers of `bytes` for a copy, the source filled; empty when they do not fit.
+// `sets` pairs of device buffers of `bytes` each for copies, laid end to end in two
+// allocations (each pair 256-byte aligned), the sources filled; empty when they do not fit.
 struct CopyBuffers {
     DeviceMemory from, to;
-    std::size_t bytes = 0;
-    void copy(device::Device& device, void* stream) const {
-        device.copy_device_to_device_async(to.data(), from.data(), bytes, stream);
+    std::size_t bytes = 0, stride = 0;
+    void copy(device::Device& device, void* stream, int set = 0) const {
+        const std::size_t offset = static_cast<std::size_t>(set) * stride;
+        device.copy_device_to_device_async(static_cast<char*>(to.data()) + offset,
+                                           static_cast<const char*>(from.data()) + offset, bytes, stream);
     }
 };
-std::optional<CopyBuffers> copy_buffers(device::Device& device, std::size_t bytes) {
+std::optional<CopyBuffers> copy_buffers(device::Device& device, std::size_t bytes, int sets = 1) {
     CopyBuffers buffers;
+    buffers.stride = (bytes + 255) / 256 * 256;
+    const std::size_t total = buffers.stride * static_cast<std::size_t>(sets);
     try {
-        buffers.from = DeviceMemory(device, bytes);
-        buffers.to = DeviceMemory(device, bytes);
+        buffers.from = DeviceMemory(device, total);
+        buffers.to = DeviceMemory(device, total);
     } catch (const Error&) {
         return std::nullopt;
     }
-    device.fill_bytes(buffers.from.data(), 0x3C, bytes);
+    device.fill_bytes(buffers.from.data(), 0x3C, total);
     buffers.bytes = bytes;
     return buffers;
+}
+
+// The copy buffers' size for a copy that moves `bytes_moved` (read + written).
+std::size_t copied_bytes(std::uint64_t bytes_moved) {
+    return std::max<std::size_t>(16, static_cast<std::size_t>(bytes_moved / 2));
+}
+
+// An executable graph, destroyed on scope exit.
+class GraphExec {
+public:
+    GraphExec(device::Device& device, void* exec) : device_(device), exec_(exec) {}
+    ~GraphExec() { device_.destroy_graph(exec_); }
+    GraphExec(const GraphExec&) = delete;
+    GraphExec& operator=(const GraphExec&) = delete;
+    void* get() const { return exec_; }
+
+private:
+    device::Device& device_;
+    void* exec_;
+};
+
+// Captures `calls` on `stream`; a call that throws ends the capture before the error goes on.
+void* capture(device::Device& device, void* stream, const std::function<void()>& calls) {
+    device.begin_capture(stream);
+    try {
+        calls();
+    } catch (...) {
+        try {
+            device.destroy_graph(device.end_capture(stream));
+        } catch (...) {
+        }
+        throw;
+    }
+    return device.end_capture(stream);
 }
 
 }  // namespace
@@ -87,6 +126,32 @@ TimingStats time_on_stream(device::Device& device, void* stream, CacheFlusher& f
     return summarize(us);
 }
 
+TimingStats time_graph_replay(device::Device& device, void* stream, int sets, int replays,
+                              const std::function<void(int)>& call) {
+    const int rounds = (std::max(sets, 64) + sets - 1) / sets;
+    const int calls = rounds * sets;
+    const GraphExec graph(device, capture(device, stream, [&] {
+                              for (int i = 0; i < calls; ++i) call(i % sets);
+                          }));
+    device.launch_graph(graph.get(), stream);   // warm-up: the graph's upload, first touches
+    EventSet events(device, 2 * static_cast<std::size_t>(replays));
+    for (int i = 0; i < replays; ++i) {
+        device.record_event(events[2 * i], stream);
+        device.launch_graph(graph.get(), stream);
+        device.record_event(events[2 * i + 1], stream);
+    }
+    device.synchronize_stream(stream);
+    std::vector<double> us;
+    for (int i = 0; i < replays; ++i) us.push_back(1000.0 * device.elapsed_ms(events[2 * i], events[2 * i + 1]) / calls);
+    return summarize(us);
+}
+
+int replay_sets(std::uint64_t bytes) {
+    const std::uint64_t needed = (kBeyondLastLevelCache + std::max<std::uint64_t>(bytes, 1) - 1) /
+                                 std::max<std::uint64_t>(bytes, 1);
+    return static_cast<int>(std::clamp<std::uint64_t>(needed, 1, kMaxReplaySets));
+}
+
 CopyBandwidth measure_copy_bandwidth(device::Device& device, void* stream) {
     // Try 2 GiB each way; halve until two buffers fit (a shared or small GPU).
     for (std::size_t bytes = std::size_t{2} << 30; bytes >= (std::size_t{64} << 20); bytes /= 2) {
@@ -112,10 +177,18 @@ CopyBandwidth measure_copy_bandwidth(device::Device& device, void* stream) {
 
 std::optional<TimingStats> time_same_size_copy(device::Device& device, void* stream, CacheFlusher& flusher, int warmup,
                                                int reps, std::uint64_t bytes_moved) {
-    const std::size_t bytes = std::max<std::size_t>(16, static_cast<std::size_t>(bytes_moved / 2));
-    const auto buffers = copy_buffers(device, bytes);
+    const auto buffers = copy_buffers(device, copied_bytes(bytes_moved));
     if (!buffers) return std::nullopt;
     return time_on_stream(device, stream, flusher, warmup, reps, [&] { buffers->copy(device, stream); });
+}
+
+std::optional<TimingStats> time_same_size_copy_replay(device::Device& device, void* stream, int replays,
+                                                      std::uint64_t bytes_moved) {
+    const std::size_t bytes = copied_bytes(bytes_moved);
+    const int sets = replay_sets(bytes_moved);
+    const auto buffers = copy_buffers(device, bytes, sets);
+    if (!buffers) return std::nullopt;
+    return time_graph_replay(device, stream, sets, replays, [&](int set) { buffers->copy(device, stream, set); });
 }
 
 double host_us_per_call(device::Device& device, void* stream, int calls, const std::function<void()>& call) {

@@ -1,5 +1,6 @@
-// How the bench measures: device events around each call with L2 flushed before it,
-// copy bandwidth as the yardstick, and the host's cost of issuing a call.
+// How the bench measures: device events around each call with L2 flushed before it (or,
+// where the config asks, a stream of calls replayed from a graph), copy bandwidth as the
+// yardstick, and the host's cost of issuing a call.
 #pragma once
 
 #include <cstddef>
@@ -17,11 +18,14 @@ struct TimingStats {
     int reps = 0;
 };
 
-// Evicts the caches between timed runs by copying a buffer larger than any GPU's last
-// level cache (H200: 60 MB of L2; MI300: 256 MB of Infinity Cache) on the stream.
+// More bytes than any GPU's last level cache holds (H200: 60 MB of L2; MI300: 256 MB of
+// Infinity Cache).
+constexpr std::size_t kBeyondLastLevelCache = std::size_t{256} << 20;
+
+// Evicts the caches between timed runs by copying kBeyondLastLevelCache bytes on the stream.
 class CacheFlusher {
 public:
-    CacheFlusher(device::Device& device, std::size_t bytes_copied = std::size_t{256} << 20);
+    explicit CacheFlusher(device::Device& device, std::size_t bytes_copied = kBeyondLastLevelCache);
     void flush(void* stream);
 
 private:
@@ -33,6 +37,20 @@ private:
 // (recorded all at once, read afterwards: no host sync between runs).
 TimingStats time_on_stream(device::Device& device, void* stream, CacheFlusher& flusher, int warmup, int reps,
                            const std::function<void()>& call);
+
+// A stream of calls as a serving engine issues them: one graph holding back-to-back calls
+// that cycle through `sets` input sets (call(i) runs set i), replayed once to warm up and
+// then `replays` times between events; the time per call is a replay's time over its calls.
+// No flush: the sets together span more than the last level cache (replay_sets), so
+// every call reads its inputs from memory, and the launch gaps are the graph's, not the
+// host's. The graph holds at least 64 calls.
+TimingStats time_graph_replay(device::Device& device, void* stream, int sets, int replays,
+                              const std::function<void(int)>& call);
+
+// Input sets a case of `bytes` rotates through in a graph replay: enough to span
+// kBeyondLastLevelCache, at least 1, at most kMaxReplaySets.
+constexpr int kMaxReplaySets = 4096;
+int replay_sets(std::uint64_t bytes);
 
 struct CopyBandwidth {
     double gb_per_s = 0;          // (bytes read + bytes written) / median time
@@ -48,6 +66,11 @@ CopyBandwidth measure_copy_bandwidth(device::Device& device, void* stream);
 // fit in device memory.
 std::optional<TimingStats> time_same_size_copy(device::Device& device, void* stream, CacheFlusher& flusher, int warmup,
                                                int reps, std::uint64_t bytes_moved);
+
+// The same-size copy as a graph replay: replay_sets(bytes_moved) pairs of buffers, one
+// copy per pair, cycled as the cases' sets are. Empty when the buffers do not fit.
+std::optional<TimingStats> time_same_size_copy_replay(device::Device& device, void* stream, int replays,
+                                                      std::uint64_t bytes_moved);
 
 // Host microseconds per call of `calls` back-to-back calls (the GPU catches up after).
 double host_us_per_call(device::Device& device, void* stream, int calls, const std::function<void()>& call);
