@@ -207,9 +207,6 @@ struct cc1d_varlen_params {
     long long chunk_len;         // channel-last: tokens per chunk (channel-first: unused)
     int pad_slot_id;
     int vector_ok;
-    int phase;                   // 0: outputs; 1: conv_states write-back (a second launch,
-                                 //    so no block overwrites a slot another still reads)
-    int pad_;
 };
 
 #endif

@@ -10,18 +10,24 @@
 // of x: its conv_states slot (the last K of the slot's S entries) when has_initial_state
 // says so, else zeros. Tokens outside every sequence (before cu[0], from cu[N] on) get 0.
 //
-// conv_states are written back by a second launch (p.phase == 1, one thread per
-// (sequence, channel)): a slot is read by the tile holding its sequence's first tokens
-// and would be written by the tile holding its last, so in one launch a block could
-// overwrite a slot another block still has to read. Where the device has overlapped
-// launches phase 1 starts while phase 0's last blocks run, loads what it writes, and
-// waits for phase 0 to finish before its stores. As in the reference, the slot's
-// entries S-K .. S-1 become the last K values of concat(history, sequence) and entries
-// 0 .. S-K-1 are left alone.
+// The tiles (phase 0, the main kernel) take every history as zeros: they never touch
+// conv_states, so the variant with slots runs the same main kernel as the one without.
+// A second kernel (phase 1, CC1D_ENTRY_FINISH, one thread per (sequence, channel)) then
+// finishes each sequence:
+// where it reads a history, it rewrites the sequence's first min(length, K) outputs with
+// it, and it writes the slot back. Looking the slot up in every tile that holds a start
+// (nearly all of them in a usual prefill) made those blocks wait on two more load
+// latencies and took registers from the main pass (docs/perf.md, entry 75). Phase 1
+// cannot be part of phase 0: a slot is read for the sequence's first tokens and written
+// from its last, which another block may hold. Where the device has overlapped launches
+// phase 1 starts while phase 0's last blocks run, loads and computes what it writes, and
+// waits for phase 0 to finish before its stores (so its outputs land after the tiles'
+// zero-history ones). As in the reference, the slot's entries S-K .. S-1 become the last
+// K values of concat(history, sequence) and entries 0 .. S-K-1 are left alone.
 // A sequence whose cache index equals pad_slot_id computes with zero history and its
 // slot is neither read nor written.
 
-// ---- sequences and their history (both layouts, both phases) ----
+// ---- sequences (both layouts, both phases) ----
 
 CC1D_DEVICE cc1d_i64 vl_offset(const cc1d_varlen_params& p, cc1d_i64 i) { return p.cu_seqlens[i * p.cu_stride]; }
 
@@ -53,83 +59,80 @@ CC1D_DEVICE VlPlace vl_locate(const cc1d_varlen_params& p, cc1d_i64 t) {
     return place;
 }
 
-// Sequence s's history at channel d: its slot's entries S-K .. S-1 (the K values before
-// the sequence), or null when it has none (no states, no has_initial_state flag, or the
-// pad slot), which means zeros. Found once per use site, read K times.
-struct VlHistory {
-    const x_t* row;       // entry j (0 <= j < K) at row[j * stride]; null: zeros
-    cc1d_i64 stride;
-    CC1D_DEVICE x_t at(cc1d_i64 j) const { return row != nullptr ? row[j * stride] : cc1d_of_bits<x_t>(0u); }
-};
-// Sequence s's conv_states slot when it reads its history from there, else -1 (no
-// states, no has_initial_state flag, or the pad slot; slots are never negative).
-CC1D_DEVICE cc1d_i64 vl_history_slot(const cc1d_varlen_params& p, cc1d_i64 s) {
-#if CC1D_HAS_INITIAL_STATES
-    if (p.has_initial_state != nullptr && p.has_initial_state[s * p.has_init_stride] != 0) {
-        const cc1d_i64 slot = p.cache_indices != nullptr ? (cc1d_i64)p.cache_indices[s * p.indices_stride] : s;
-        if (p.cache_indices == nullptr || slot != p.pad_slot_id) return slot;
-    }
-#else
-    (void)p; (void)s;
-#endif
-    return -1;
-}
-CC1D_DEVICE VlHistory vl_history_in_slot(const cc1d_varlen_params& p, cc1d_i64 slot, cc1d_i64 d) {
-    VlHistory h;
-    h.row = slot >= 0 ? reinterpret_cast<const x_t*>(p.conv_states) + slot * p.state_stride_b + d * p.state_stride_d +
-                            (p.state_len - CC1D_K) * p.state_stride_l
-                      : nullptr;
-    h.stride = p.state_stride_l;
-    return h;
-}
-CC1D_DEVICE VlHistory vl_history(const cc1d_varlen_params& p, cc1d_i64 s, cc1d_i64 d) {
-    return vl_history_in_slot(p, vl_history_slot(p, s), d);
-}
+// ---- phase 1: each sequence's history outputs and its slot ----
 
-// Output at token t, channel d, of the sequence starting at `start` (history: its K
-// values before the start), for a token within K of the start: terms before the start
-// read the history, the others x, here tile_x[q - tile_start] (shared memory).
-CC1D_DEVICE float vl_output_near_start(const float (&w)[CC1D_WIDTH], float bias, const VlHistory& history,
-                                       cc1d_i64 start, cc1d_i64 t, const x_t* tile_x, cc1d_i64 tile_start) {
-    float z = bias;
-#pragma unroll
-    for (int k = 0; k <= CC1D_K; ++k) {
-        const cc1d_i64 q = t - CC1D_K + k;
-        const x_t value = q >= start ? tile_x[q - tile_start] : history.at(CC1D_K + q - start);
-        z = fmaf(w[k], cc1d_to_float(value), z);
-    }
-    return cc1d_activate_fast(z);
-}
-
-// Phase 1: slot entries S-K .. S-1 <- the last K of concat(history, sequence), raw.
-CC1D_DEVICE void vl_write_states(const cc1d_varlen_params& p) {
 #if CC1D_HAS_INITIAL_STATES
+constexpr int kVlHistory = CC1D_K > 0 ? CC1D_K : 1;   // (phase 1 runs from width 2)
+
+// For sequence s at channel d: out at its first min(length, K) tokens from its history,
+// when it reads one (its has_initial_state flag; phase 0 wrote them with zeros); then,
+// unless its cache index is the pad slot, slot entries S-K .. S-1 <- the last K of
+// concat(history, sequence), raw. Everything is loaded and computed before the wait:
+// phase 0 writes none of what this reads, so only the stores wait for it.
+CC1D_DEVICE void vl_finish_sequence(const cc1d_varlen_params& p) {
     const unsigned int channel_blocks = ((unsigned int)p.dim + blockDim.x - 1) / blockDim.x;
     const unsigned int block = cc1d_flat_block();
     const unsigned int s = block / channel_blocks;
     const cc1d_i64 d = (cc1d_i64)(block - s * channel_blocks) * blockDim.x + threadIdx.x;
     if (s >= p.num_seqs || d >= p.dim) return;
-    const cc1d_i64 slot = p.cache_indices != nullptr ? (cc1d_i64)p.cache_indices[s * p.indices_stride] : s;
+    // The cache index and the flag load side by side (both exist for every sequence).
+    const int index = p.cache_indices != nullptr ? p.cache_indices[s * p.indices_stride] : 0;
+    const bool flagged = p.has_initial_state != nullptr && p.has_initial_state[s * p.has_init_stride] != 0;
+    const cc1d_i64 slot = p.cache_indices != nullptr ? (cc1d_i64)index : (cc1d_i64)s;
     if (p.cache_indices != nullptr && slot == p.pad_slot_id) return;
     const cc1d_i64 start = vl_offset(p, s), length = vl_offset(p, s + 1) - start;
     const x_t* x = reinterpret_cast<const x_t*>(p.x) + d * p.x_stride_d;
     x_t* state = reinterpret_cast<x_t*>(p.conv_states) + slot * p.state_stride_b + d * p.state_stride_d;
-    const VlHistory history = vl_history(p, s, d);
-    // Every value is read before any is written (a slot entry may move to a lower one),
-    // and before the wait: phase 0 writes none of what this reads, so only the stores
-    // wait for it, and the loads overlap its last blocks.
-    x_t values[CC1D_K > 0 ? CC1D_K : 1];
+    const x_t* history = state + (p.state_len - CC1D_K) * p.state_stride_l;   // entry j at history[j * stride_l]
+    // concat(history, sequence) at m: history entry m for m < K (zeros without a
+    // history), else token start + m - K.
+    const auto joined = [&](cc1d_i64 m) -> x_t {
+        if (m >= CC1D_K) return x[(start + m - CC1D_K) * p.x_stride_l];
+        return flagged ? history[m * p.state_stride_l] : cc1d_of_bits<x_t>(0u);
+    };
+    x_t values[kVlHistory];
 #pragma unroll
-    for (int j = 0; j < CC1D_K; ++j) {
-        const cc1d_i64 m = length + j;   // index into concat(history[K], sequence)
-        values[j] = m >= CC1D_K ? x[(start + m - CC1D_K) * p.x_stride_l] : history.at(m);
+    for (int j = 0; j < CC1D_K; ++j) values[j] = joined(length + j);
+    const int rewritten = flagged ? (int)(length < CC1D_K ? length : CC1D_K) : 0;
+    float ys[kVlHistory];
+    if (rewritten > 0) {
+        x_t window[2 * kVlHistory];   // joined(0 .. 2K - 1): the history, then the first K tokens
+#pragma unroll
+        for (int m = 0; m < 2 * CC1D_K; ++m) window[m] = m < CC1D_K + rewritten ? joined(m) : cc1d_of_bits<x_t>(0u);
+        float w[CC1D_WIDTH];
+        const float bias = cc1d_load_channel_taps(p, d, w);
+#pragma unroll
+        for (int j = 0; j < CC1D_K; ++j) {   // token start + j reads joined(j .. j + K)
+            float z = bias;
+#pragma unroll
+            for (int k = 0; k <= CC1D_K; ++k) z = fmaf(w[k], cc1d_to_float(window[j + k]), z);
+            ys[j] = cc1d_activate_fast(z);
+        }
     }
-    cc1d_wait_prior_grid();   // every block of phase 0 has read its history
+    cc1d_wait_prior_grid();   // every block of phase 0 has read x and written out
+    x_t* out = reinterpret_cast<x_t*>(p.out) + d * p.out_stride_d;
+#pragma unroll
+    for (int j = 0; j < CC1D_K; ++j)
+        if (j < rewritten) out[(start + j) * p.out_stride_l] = cc1d_to_x(ys[j]);
 #pragma unroll
     for (int j = 0; j < CC1D_K; ++j) state[(p.state_len - CC1D_K + j) * p.state_stride_l] = values[j];
-#else
-    (void)p;
+}
 #endif
+
+// ---- phase 0, both layouts ----
+
+// Output at token t (channel d) of the sequence starting at `start`, for a token within K
+// of the start, with a zero history (phase 1 rewrites it where the sequence has one):
+// terms before the start are 0, the others read tile_x[q - tile_start] (shared memory).
+CC1D_DEVICE float vl_output_near_start(const float (&w)[CC1D_WIDTH], float bias, cc1d_i64 start, cc1d_i64 t,
+                                       const x_t* tile_x, cc1d_i64 tile_start) {
+    float z = bias;
+#pragma unroll
+    for (int k = 0; k <= CC1D_K; ++k) {
+        const cc1d_i64 q = t - CC1D_K + k;
+        if (q >= start) z = fmaf(w[k], cc1d_to_float(tile_x[q - tile_start]), z);
+    }
+    return cc1d_activate_fast(z);
 }
 
 // ---- a block's sequence boundaries (phase 0, both layouts) ----
@@ -138,14 +141,13 @@ CC1D_DEVICE void vl_write_states(const cc1d_varlen_params& p) {
 // of cu_seqlens per thread, all at once, and counts the answers with one barrier, so a
 // lookup costs two or three load latencies for up to blockDim.x sequences (one more
 // round per factor of blockDim.x), where one thread's binary search costs a dependent
-// load per halving, with the whole block waiting on it. The channel-last kernel, which
-// lists no slots, takes vl_block_offsets: with fewer than blockDim.x - 1 sequences (a
+// load per halving, with the whole block waiting on it. The channel-last kernel takes
+// vl_block_offsets: with fewer than blockDim.x - 1 sequences (a
 // usual prefill batch) one round loads every offset, a single load latency. These loads
 // stand between the tile's loads and its first use of them, so every latency they add
 // lengthens the life of every block (docs/perf.md, entry 65). The channel-first kernel
 // keeps vl_block_cuts: the one-round listing took it to 32 registers with a spill there,
-// 2% faster on an H200 and 2% slower on an H100; listing the slots in the same round took
-// its states variant from 40 to 48 registers, 4% slower on an H200.
+// 2% faster on an H200 and 2% slower on an H100.
 
 constexpr int kVlListed = 30;   // boundaries a block keeps (more: its tokens search one by one);
                                 // kVlListed + 2 <= 32, the smallest block, so a round lists them all
@@ -177,15 +179,13 @@ CC1D_DEVICE cc1d_i64 vl_block_count_upto(const cc1d_varlen_params& p, cc1d_i64 t
 // cuts[j] = cu[first - 1 + j] for j = 0 .. kVlListed + 1 (p.total for indices past N;
 // cuts[0] is meaningless when first == 0). Returns n, how many offsets lie in (from, to):
 // cuts[1 .. n] when n <= kVlListed, cuts[n + 1] is then the first one at or after `to`.
-// With slots, slots[j - 1] = vl_history_slot of sequence first - 1 + j for j = 1 .. n
-// (-1 for cu[N], which ends the last sequence and starts none).
-// Every thread sees cuts and slots on return (the last count is a barrier after the stores).
+// Listed start j (cuts[j], 1 <= j <= n) begins sequence first - 1 + j (none for cu[N]).
+// Every thread sees cuts on return (the last count is a barrier after the stores).
 struct VlCuts {
     cc1d_i64 first;
     int n;
 };
-CC1D_DEVICE VlCuts vl_block_cuts(const cc1d_varlen_params& p, cc1d_i64 from, cc1d_i64 to, cc1d_i64* cuts,
-                                 cc1d_i64* slots) {
+CC1D_DEVICE VlCuts vl_block_cuts(const cc1d_varlen_params& p, cc1d_i64 from, cc1d_i64 to, cc1d_i64* cuts) {
     VlCuts c;
     c.first = vl_block_count_upto(p, from);
     const int j = threadIdx.x;
@@ -193,7 +193,6 @@ CC1D_DEVICE VlCuts vl_block_cuts(const cc1d_varlen_params& p, cc1d_i64 from, cc1
     const cc1d_i64 offset = i >= 0 && i <= p.num_seqs ? vl_offset(p, i) : p.total;
     const bool inside = j >= 1 && i <= p.num_seqs && offset < to;
     if (j <= kVlListed + 1) cuts[j] = offset;
-    if (slots != nullptr && inside && j <= kVlListed) slots[j - 1] = i < p.num_seqs ? vl_history_slot(p, i) : -1;
     c.n = __syncthreads_count(inside);
     return c;
 }
@@ -202,7 +201,7 @@ CC1D_DEVICE VlCuts vl_block_cuts(const cc1d_varlen_params& p, cc1d_i64 from, cc1
 // and one more: thread j holds offset j (p.total past N, so cuts[n + 1] always exists),
 // list entry k is thread first - 1 + k.
 CC1D_DEVICE VlCuts vl_block_offsets(const cc1d_varlen_params& p, cc1d_i64 from, cc1d_i64 to, cc1d_i64* cuts) {
-    if (p.num_seqs + 2 > (cc1d_i64)blockDim.x) return vl_block_cuts(p, from, to, cuts, nullptr);
+    if (p.num_seqs + 2 > (cc1d_i64)blockDim.x) return vl_block_cuts(p, from, to, cuts);
     const int j = threadIdx.x;
     const bool offset_j = j <= p.num_seqs;
     const cc1d_i64 offset = offset_j ? vl_offset(p, j) : p.total;
@@ -236,15 +235,15 @@ constexpr int kVlHalo = (CC1D_K + CC1D_VEC - 1) / CC1D_VEC;
 constexpr int kVlHaloElems = kVlHalo * CC1D_VEC;
 
 // Once every vector of the tile holds the plain convolution (after a barrier): rewrites
-// the tokens within K after each listed start, whose windows reach back into the
-// sequence's history (its slot's K entries, or zeros). Work item r of the block is token
-// r % K after start r / K, so the few rewrites run side by side, one per thread, instead
-// of one thread's serial loop holding up its warp. Between two starts, tokens K or more
-// after the first see only their own sequence, as the plain convolution assumed.
+// the tokens within K after each listed start, whose windows reach back before the
+// sequence (zeros here; phase 1 rewrites them where the sequence has a history). Work
+// item r of the block is token r % K after start r / K, so the few rewrites run side by
+// side, one per thread, instead of one thread's serial loop holding up its warp. Between
+// two starts, tokens K or more after the first see only their own sequence, as the plain
+// convolution assumed.
 CC1D_DEVICE void vl_fix_after_starts(const cc1d_varlen_params& p, const float (&w)[CC1D_WIDTH], float bias,
-                                     cc1d_i64 d, cc1d_i64 seq_end, const cc1d_i64* starts, const cc1d_i64* slots,
-                                     int listed, const x_t* tile_x, cc1d_i64 tile_start, cc1d_i64 tile_end,
-                                     x_t* orow) {
+                                     cc1d_i64 seq_end, const cc1d_i64* starts, int listed, const x_t* tile_x,
+                                     cc1d_i64 tile_start, cc1d_i64 tile_end, x_t* orow) {
     constexpr int kPerStart = CC1D_K > 0 ? CC1D_K : 1;
     for (int r = threadIdx.x; r < listed * CC1D_K; r += blockDim.x) {
         const int k = r / kPerStart;
@@ -252,14 +251,14 @@ CC1D_DEVICE void vl_fix_after_starts(const cc1d_varlen_params& p, const float (&
         // Outside this tile, past every sequence (cu[N] is listed too), or in a later
         // sequence (the one before was shorter than K): not this item's token.
         if (t < tile_start || t >= tile_end || t >= seq_end || (k + 1 < listed && t >= starts[k + 1])) continue;
-        const float y = vl_output_near_start(w, bias, vl_history_in_slot(p, slots[k], d), start, t, tile_x, tile_start);
+        const float y = vl_output_near_start(w, bias, start, t, tile_x, tile_start);
         orow[t * p.out_stride_l] = cc1d_to_x(y);
     }
 }
 
 // The same for a tile with more starts than it lists: every token of the vector finds
 // its sequence in cu_seqlens.
-CC1D_DEVICE void vl_search_each_token(const cc1d_varlen_params& p, const float (&w)[CC1D_WIDTH], float bias, cc1d_i64 d,
+CC1D_DEVICE void vl_search_each_token(const cc1d_varlen_params& p, const float (&w)[CC1D_WIDTH], float bias,
                                       cc1d_i64 pos, const x_t* tile_x, cc1d_i64 tile_start, x_t* orow) {
 #pragma unroll 1
     for (int e = 0; e < CC1D_VEC; ++e) {
@@ -267,8 +266,7 @@ CC1D_DEVICE void vl_search_each_token(const cc1d_varlen_params& p, const float (
         if (t >= p.total) break;
         if (t < 0) continue;   // before the row (the first vector of a leading tile)
         const cc1d_i64 s = vl_sequence_of(p, t);
-        const float y =
-            s < 0 ? 0.0f : vl_output_near_start(w, bias, vl_history(p, s, d), vl_offset(p, s), t, tile_x, tile_start);
+        const float y = s < 0 ? 0.0f : vl_output_near_start(w, bias, vl_offset(p, s), t, tile_x, tile_start);
         orow[t * p.out_stride_l] = cc1d_to_x(y);
     }
 }
@@ -297,10 +295,8 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
 
     // Outputs differ from the plain convolution only within K tokens after a sequence
     // start and outside [cu[0], cu[N]). The block lists the offsets in
-    // (tile_start - K, tile_end), with their history slots, while the tile's loads are in
-    // flight.
+    // (tile_start - K, tile_end) while the tile's loads are in flight.
     __shared__ cc1d_i64 s_cuts[kVlListed + 2];
-    __shared__ cc1d_i64 s_slots[kVlListed];
     const cc1d_i64 tile_end = tile_start + tile_vecs * CC1D_VEC < total ? tile_start + tile_vecs * CC1D_VEC : total;
     cc1d_vec16 v[CC1D_FWD_CF_ILP(sizeof(x_t))];
     if (vector_ok) {
@@ -313,8 +309,8 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
     float w[CC1D_WIDTH];
     const float bias = cc1d_load_channel_taps(p, d, w);
     const cc1d_i64 seq_begin = p.num_seqs > 0 ? vl_offset(p, 0) : 0, seq_end = p.num_seqs > 0 ? vl_offset(p, p.num_seqs) : 0;
-    // Offsets in range (the starts, and cu[N] with slot -1, which the fix-up skips).
-    const int listed = vl_block_cuts(p, tile_start - CC1D_K, tile_end, s_cuts, s_slots).n;
+    // Offsets in range (the starts, and cu[N], which the fix-up skips).
+    const int listed = vl_block_cuts(p, tile_start - CC1D_K, tile_end, s_cuts).n;
     const cc1d_i64* s_starts = s_cuts + 1;
 
     if (vector_ok) {
@@ -381,12 +377,12 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
                 const cc1d_i64 s_last = vl_sequence_of(p, pos + CC1D_VEC - 1);
                 plain = s_last >= 0 && vl_offset(p, s_last) <= pos - CC1D_K;
             }
-            if (!plain) vl_search_each_token(p, w, bias, d, pos, tile_x, tile_start, orow);
+            if (!plain) vl_search_each_token(p, w, bias, pos, tile_x, tile_start, orow);
         }
     }
     if (listed > 0 && listed <= kVlListed) {   // (the same in every thread)
         __syncthreads();   // other threads' plain stores of the tokens rewritten here come first
-        vl_fix_after_starts(p, w, bias, d, seq_end, s_starts, s_slots, listed, tile_x, tile_start, tile_end, orow);
+        vl_fix_after_starts(p, w, bias, seq_end, s_starts, listed, tile_x, tile_start, tile_end, orow);
     }
 }
 
@@ -534,15 +530,15 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
     {
         const x_t* in = reinterpret_cast<const x_t*>(s_in) + lane_channel;   // token t0-K+r at in[r * kVlChannels]
         x_t* out = reinterpret_cast<x_t*>(s_out) + lane_channel;
-        float win[CC1D_K + 1];   // win[k] = input K - k tokens before the current one
+        // win[k] = input K - k tokens before the current one; before the sequence's start
+        // zeros (phase 1 rewrites those outputs where the sequence has a history).
+        float win[CC1D_K + 1];
         {
-            const bool near_start = place.s >= 0 && t_first - CC1D_K < place.start && has_channel;
-            const VlHistory history = near_start ? vl_history(p, place.s, d) : VlHistory{nullptr, 0};
+            const bool near_start = place.s >= 0 && t_first - CC1D_K < place.start;
 #pragma unroll
             for (int k = 0; k < CC1D_K; ++k) {
                 const cc1d_i64 q = t_first - CC1D_K + k;
-                win[k] = cc1d_to_float(near_start && q < place.start ? history.at(CC1D_K + q - place.start)
-                                                                     : in[(first + k) * kVlChannels]);
+                win[k] = near_start && q < place.start ? 0.0f : cc1d_to_float(in[(first + k) * kVlChannels]);
             }
         }
         if (place.next >= t_first + kVlSteps) {
@@ -562,13 +558,10 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
                 const cc1d_i64 t = t_first + step;
                 if (t >= place.next && t < p.total) {
                     // Steps are one token apart, so t is the new sequence's first token and
-                    // all K inputs before it come from that sequence's history.
+                    // all K inputs before it lie before the sequence: zeros.
                     place = vl_locate_in_cuts(p, cuts, s_cuts, t);
-                    if (place.s >= 0 && has_channel) {
-                        const VlHistory history = vl_history(p, place.s, d);
 #pragma unroll
-                        for (int k = 0; k < CC1D_K; ++k) win[k] = cc1d_to_float(history.at(k));
-                    }
+                    for (int k = 0; k < CC1D_K; ++k) win[k] = 0.0f;
                 }
                 vl_step(win, w, bias, place.s >= 0, in, out, first + step);
             }
@@ -583,18 +576,26 @@ CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
 // Channel-last up to width 4 (NVIDIA) asks for 12 blocks per SM, which its registers
 // (38-40 with cp.async staging) allow without spills; ptxas otherwise chose up to 46 in
 // some builds, 10 blocks (H200 prefill bench: 201 -> 196 us; docs/perf.md, entry 65).
+// Channel-first 16-bit at widths 4-8 asks for 16 blocks per SM: 32 registers without
+// spills, where ptxas otherwise chose 40-48 (12 or 10 blocks; H200 prefill bench, width 4:
+// 187 -> 179 us, entry 75); fp32 stays at 32-40 by itself, and the bound would spill it,
+// as it would 16-bit at widths 2-3 and past 8.
 // HIP reads a second argument differently (bwd_channel_first.cu).
 #if CC1D_CHANNEL_LAST && CC1D_WIDTH <= 4 && !defined(CC1D_BACKEND_HIP)
 #define VL_LAUNCH_BOUNDS __launch_bounds__(CC1D_FWD_CL_THREADS, 12)
+#elif !CC1D_CHANNEL_LAST && CC1D_X_DTYPE != 0 && CC1D_WIDTH >= 4 && CC1D_WIDTH <= 8 && !defined(CC1D_BACKEND_HIP)
+#define VL_LAUNCH_BOUNDS __launch_bounds__(CC1D_FWD_CF_THREADS, 16)
 #else
 #define VL_LAUNCH_BOUNDS \
     __launch_bounds__(CC1D_FWD_CL_THREADS > CC1D_FWD_CF_THREADS ? CC1D_FWD_CL_THREADS : CC1D_FWD_CF_THREADS)
 #endif
 extern "C" __global__ void VL_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_varlen_params p) {
-    if (p.phase == 1) {
-        vl_write_states(p);
-    } else {
-        cc1d_allow_dependent_launch();   // phase 1 may be scheduled (it waits before it writes)
-        vl_forward(p);
-    }
+    cc1d_allow_dependent_launch();   // phase 1 may be scheduled (it waits before it stores)
+    vl_forward(p);
 }
+
+// Phase 1, a kernel of its own so that its registers (the window of 2K values, K outputs
+// and K slot values) never limit the main kernel's blocks per SM.
+#if CC1D_HAS_INITIAL_STATES
+extern "C" __global__ void __launch_bounds__(128) CC1D_ENTRY_FINISH(cc1d_varlen_params p) { vl_finish_sequence(p); }
+#endif

@@ -94,6 +94,9 @@ SecondKernel second_kernel(const Variant& variant) {
                 CC1D_FWD_CL_SHORT_KERNEL(variant.width, static_cast<int>(dtype_size(variant.x_dtype)), variant.seq_idx))
                 return {"_short", "CC1D_ENTRY_SHORT"};
             return {"", ""};
+        case Op::varlen_fwd:
+            if (variant.initial_states) return {"_finish", "CC1D_ENTRY_FINISH"};
+            return {"", ""};
         default: return {"", ""};
     }
 }

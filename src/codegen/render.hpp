@@ -23,8 +23,9 @@ struct RenderedSource {
 // update's registers path ("_registers", CC1D_ENTRY_REGISTERS), the
 // channel-last forward's short-chunk kernel with seq_idx ("_short", CC1D_ENTRY_SHORT,
 // CC1D_FWD_CL_SHORT_KERNEL), the channel-first forward's cp.async-staged kernel
-// ("_staged", CC1D_ENTRY_STAGED, CC1D_FWD_CF_STAGED_KERNEL); empty for variants with one
-// kernel.
+// ("_staged", CC1D_ENTRY_STAGED, CC1D_FWD_CF_STAGED_KERNEL), the packed prefill's
+// sequence-finishing kernel with conv-state slots ("_finish", CC1D_ENTRY_FINISH); empty
+// for variants with one kernel.
 struct SecondKernel {
     const char* suffix;
     const char* macro;

@@ -102,6 +102,26 @@ TEST_CASE("the 16-bit channel-last forward with seq_idx up to width 4 has a shor
     CHECK_FALSE(has_second(other));
 }
 
+TEST_CASE("the packed prefill with conv-state slots has a sequence-finishing kernel, without them none") {
+    Variant v;
+    v.op = Op::varlen_fwd;
+    v.x_dtype = v.weight_dtype = DType::bf16;
+    v.initial_states = true;
+    for (Layout layout : {Layout::channel_first, Layout::channel_last}) {
+        for (int width : {1, 2, 4, 16}) {
+            CAPTURE(width);
+            v.layout = layout;
+            v.width = width;
+            const auto source = codegen::render_source(v, "cuda");
+            CHECK(source.second_entry == v.entry_name() + "_finish");
+            CHECK(source.text.find("#define CC1D_ENTRY_FINISH " + source.second_entry) != std::string::npos);
+            Variant plain = v;
+            plain.initial_states = false;
+            CHECK_FALSE(has_second(plain));
+        }
+    }
+}
+
 TEST_CASE("the channel-first fp32 SiLU forward without seq_idx has a cp.async-staged kernel") {
     Variant v;
     v.op = Op::fwd;

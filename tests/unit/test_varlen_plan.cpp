@@ -1,6 +1,7 @@
 // How a packed prefill call is launched: the main pass, then, with conv-state slots, the
-// slot write-back (phase 1) as an overlapped launch (it loads before it waits, and only a
-// kernel of the same call comes before it); without slots nothing more.
+// sequence-finishing kernel (history outputs and slot write-back) as an overlapped launch
+// (it loads before it waits, and only a kernel of the same call comes before it); without
+// slots nothing more.
 #include <cstdint>
 #include <vector>
 
@@ -46,23 +47,23 @@ std::vector<test::RecordingLauncher<cc1d_varlen_params>::Launch> launches(Layout
 
 }  // namespace
 
-TEST_CASE("varlen: with slots the write-back is a second, overlapped launch; without them one launch") {
+TEST_CASE("varlen: with slots the finishing kernel is a second, overlapped launch; without them one launch") {
     for (Layout layout : {Layout::channel_first, Layout::channel_last}) {
         INFO("channel-last=", layout == Layout::channel_last);
         const auto with = launches(layout, true);
         REQUIRE(with.size() == 2);
-        CHECK(with[0].params.phase == 0);
-        CHECK(with[1].kernel == Kernel::main);
-        CHECK(with[1].params.phase == 1);
+        CHECK(with[0].kernel == Kernel::main);
+        CHECK_FALSE(with[0].overlapped);
+        CHECK(with[1].kernel == Kernel::finish);
         CHECK(with[1].overlapped);
         CHECK(std::int64_t(with[1].grid.x) * with[1].grid.y == 3);   // 3 sequences x 1 block of 67 channels
         const auto without = launches(layout, false);
         REQUIRE(without.size() == 1);
-        CHECK(without[0].params.phase == 0);
-        // A call without tokens launches the write-back alone (the launcher makes a call's
-        // first kernel a plain launch whatever is asked).
+        CHECK(without[0].kernel == Kernel::main);
+        // A call without tokens launches the finishing kernel alone (the launcher makes a
+        // call's first kernel a plain launch whatever is asked).
         const auto empty = launches(layout, true, 0);
         REQUIRE(empty.size() == 1);
-        CHECK(empty[0].params.phase == 1);
+        CHECK(empty[0].kernel == Kernel::finish);
     }
 }

@@ -1,8 +1,9 @@
 // Host side of varlen_fwd.cu. The host never reads cu_seqlens (device memory), so the
 // grid tiles the packed token axis like the forward kernels tile time. With conv_states
-// a second, small launch (phase 1, one thread per (sequence, channel)) writes the slots
-// back after every block of the first has read them; it may start while the first still
-// runs (an overlapped launch: the kernel waits for the first before its stores).
+// a second, small kernel (one thread per (sequence, channel)) rewrites the first outputs
+// of each sequence that reads a history and writes the slots back, after every block of
+// the first has run; it may start while the first still runs (an overlapped launch: the
+// kernel waits for the first before its stores).
 #include <algorithm>
 
 #include "api/launch/launch.hpp"
@@ -87,15 +88,13 @@ void varlen_forward(Launcher& launcher, const Variant& variant, const VarlenForw
         const int halo = (variant.width - 1 + vec - 1) / vec;
         shared = static_cast<unsigned>((halo + std::int64_t(threads) * ilp) * 16);
     }
-    p.phase = 0;
     if (blocks > 0) launcher.launch(Kernel::main, util::flat_grid(blocks), block, shared, &p, sizeof(p));
 
     if (variant.initial_states && p.num_seqs > 0 && variant.width > 1) {
-        p.phase = 1;
         device::Dim3 states_block;
         states_block.x = static_cast<unsigned>(std::min<std::int64_t>(128, util::ceil_div(p.dim, 32) * 32));
         // (Plain when it is the call's first kernel: the launcher sees to that.)
-        launcher.launch_overlapped(Kernel::main, util::flat_grid(p.num_seqs * util::ceil_div(p.dim, states_block.x)),
+        launcher.launch_overlapped(Kernel::finish, util::flat_grid(p.num_seqs * util::ceil_div(p.dim, states_block.x)),
                                    states_block, 0, &p, sizeof(p));
     }
 }
