@@ -13,17 +13,16 @@
 // The tiles (phase 0, the main kernel) take every history as zeros: they never touch
 // conv_states, so the variant with slots runs the same main kernel as the one without.
 // A second kernel (phase 1, CC1D_ENTRY_FINISH, one thread per (sequence, channel)) then
-// finishes each sequence:
-// where it reads a history, it rewrites the sequence's first min(length, K) outputs with
-// it, and it writes the slot back. Looking the slot up in every tile that holds a start
-// (nearly all of them in a usual prefill) made those blocks wait on two more load
-// latencies and took registers from the main pass (docs/perf.md, entry 75). Phase 1
-// cannot be part of phase 0: a slot is read for the sequence's first tokens and written
-// from its last, which another block may hold. Where the device has overlapped launches
-// phase 1 starts while phase 0's last blocks run, loads and computes what it writes, and
-// waits for phase 0 to finish before its stores (so its outputs land after the tiles'
-// zero-history ones). As in the reference, the slot's entries S-K .. S-1 become the last
-// K values of concat(history, sequence) and entries 0 .. S-K-1 are left alone.
+// finishes each sequence: where it reads a history, it rewrites the sequence's first
+// min(length, K) outputs with it, and it writes the slot back (one thread reads the old
+// entries and writes the new ones, so no slot is overwritten before it is read). Looking
+// the slot up in every tile that holds a start (nearly all of them in a usual prefill)
+// made those blocks wait on two more load latencies and took registers from the main
+// pass (docs/perf.md, entries 75-76). Phase 1's stores must follow phase 0's zero-history
+// outputs: where the device has overlapped launches it starts while phase 0's last blocks
+// run, loads and computes what it writes, and waits for phase 0 to finish before its
+// stores. As in the reference, the slot's entries S-K .. S-1 become the last K values of
+// concat(history, sequence) and entries 0 .. S-K-1 are left alone.
 // A sequence whose cache index equals pad_slot_id computes with zero history and its
 // slot is neither read nor written.
 
@@ -109,7 +108,7 @@ CC1D_DEVICE void vl_finish_sequence(const cc1d_varlen_params& p) {
             ys[j] = cc1d_activate_fast(z);
         }
     }
-    cc1d_wait_prior_grid();   // every block of phase 0 has read x and written out
+    cc1d_wait_prior_grid();   // every block of phase 0 has written its outputs
     x_t* out = reinterpret_cast<x_t*>(p.out) + d * p.out_stride_d;
 #pragma unroll
     for (int j = 0; j < CC1D_K; ++j)
