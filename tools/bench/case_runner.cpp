@@ -51,13 +51,15 @@ void measure_host_overhead(BenchEnvironment& env, const config::BenchCase& c, Ca
                                                [&] { workload->run(env.runtime, env.stream); });
 }
 
-// The same-size copy of `bytes`, timed on its first use in the run.
-std::optional<TimingStats> same_size_copy(BenchEnvironment& env, std::uint64_t bytes) {
-    const auto known = env.same_size_copies.find(bytes);
-    if (known != env.same_size_copies.end()) return known->second;
+// The same-size copy of `bytes`, timed per call or (`replayed`) in a graph replay, on its
+// first use in the run: cases of one size share the measurement.
+std::optional<TimingStats> same_size_copy(BenchEnvironment& env, std::uint64_t bytes, bool replayed) {
+    auto& known = replayed ? env.same_size_copy_replays : env.same_size_copies;
+    if (const auto found = known.find(bytes); found != known.end()) return found->second;
     const auto timing =
-        time_same_size_copy(env.device, env.stream, env.flusher, env.config.warmup, env.config.reps, bytes);
-    env.same_size_copies.emplace(bytes, timing);
+        replayed ? time_same_size_copy_replay(env.device, env.stream, replay_count(env.config), bytes)
+                 : time_same_size_copy(env.device, env.stream, env.flusher, env.config.warmup, env.config.reps, bytes);
+    known.emplace(bytes, timing);
     return timing;
 }
 
@@ -80,14 +82,7 @@ void measure_graph_replay(BenchEnvironment& env, const config::BenchCase& c, Wor
         result.replay_note = first_line(error.what());
         return;
     }
-    const auto known = env.same_size_copy_replays.find(result.bytes);
-    if (known != env.same_size_copy_replays.end()) {
-        result.same_size_copy_replay = known->second;
-        return;
-    }
-    result.same_size_copy_replay =
-        time_same_size_copy_replay(env.device, env.stream, replay_count(env.config), result.bytes);
-    env.same_size_copy_replays.emplace(result.bytes, result.same_size_copy_replay);
+    result.same_size_copy_replay = same_size_copy(env, result.bytes, true);
 }
 
 }  // namespace
@@ -106,7 +101,7 @@ CaseResult run_case(BenchEnvironment& env, const config::BenchCase& c) {
         measure_disk_hit(env, *workload, result);
         result.timing = time_on_stream(env.device, env.stream, env.flusher, env.config.warmup, env.config.reps,
                                        [&] { workload->run(env.runtime, env.stream); });
-        result.same_size_copy = same_size_copy(env, result.bytes);
+        result.same_size_copy = same_size_copy(env, result.bytes, false);
         if (env.config.graph_replay) measure_graph_replay(env, c, *workload, seed, result);
         if (c.variant.op == Op::update) measure_host_overhead(env, c, result);
     } catch (const std::exception& error) {

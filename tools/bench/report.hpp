@@ -23,7 +23,8 @@ std::string to_markdown(const RunResult& run);
 // Shared by the text and file reports.
 std::string check_text(const CaseResult& result);
 std::string number_or_dash(const std::optional<double>& value, int decimals);
-// The graph replay's time, % of copy and % of a same-size copy, as table cells.
-std::vector<std::string> replay_columns(const CaseResult& result, double copy_gb_per_s);
+// A case's row of the closing table and the Markdown table: label, shape, the per-call
+// timing, the graph replay's (where the run has one), compile, disk hit, host, check.
+std::vector<std::string> case_cells(const CaseResult& result, const RunResult& run);
 
 }  // namespace cc1d::bench

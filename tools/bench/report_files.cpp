@@ -134,26 +134,21 @@ std::string to_markdown(const RunResult& run) {
     if (run.graph_replay)
         md += " Replay: the time per call of a graph of 64 or more back-to-back calls over input sets spanning "
               "256 MiB (at most 4096 sets), no flush, median of the replays; its same-size copy is replayed the same way.";
-    md += "\n\n| case | shape | µs (median) | min | max | GB/s | % of copy | % of same-size copy | ";
-    if (run.graph_replay) md += "replay µs | replay % of copy | replay % of same-size copy | ";
-    md += "compile s | disk hit ms | host µs/call | check |\n|";
-    for (int i = 0; i < (run.graph_replay ? 15 : 12); ++i) md += "---|";
-    md += "\n";
+    std::vector<std::string> header{"case", "shape", "µs (median)", "min", "max", "GB/s", "% of copy",
+                                    "% of same-size copy"};
+    if (run.graph_replay) header.insert(header.end(), {"replay µs", "replay % of copy", "replay % of same-size copy"});
+    header.insert(header.end(), {"compile s", "disk hit ms", "host µs/call", "check"});
+    const auto line = [](const std::vector<std::string>& cells) {
+        std::string text = "|";
+        for (const std::string& cell : cells) text += " " + cell + " |";
+        return text + "\n";
+    };
+    md += "\n\n" + line(header) + line(std::vector<std::string>(header.size(), "---"));
     for (const CaseResult& r : run.cases) {
-        const auto t = r.timing;
-        std::string check = check_text(r);
-        for (char& ch : check)
+        std::vector<std::string> cells = case_cells(r, run);
+        for (char& ch : cells.back())   // the check's text may hold a '|'
             if (ch == '|') ch = '/';
-        md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | ", r.bench_case.label(),
-                          r.bench_case.shape_text(), number_or_dash(t ? std::optional(t->median_us) : std::nullopt, 1),
-                          number_or_dash(t ? std::optional(t->min_us) : std::nullopt, 1),
-                          number_or_dash(t ? std::optional(t->max_us) : std::nullopt, 1),
-                          number_or_dash(r.gb_per_s(), 0), number_or_dash(r.percent_of_copy(run.copy_gb_per_s), 1),
-                          number_or_dash(r.percent_of_same_size_copy(), 1));
-        if (run.graph_replay)
-            for (const std::string& cell : replay_columns(r, run.copy_gb_per_s)) md += cell + " | ";
-        md += fmt::format("{} | {} | {} | {} |\n", number_or_dash(r.compile_s, 2), number_or_dash(r.disk_load_ms, 2),
-                          number_or_dash(r.host_us_per_call, 2), check);
+        md += line(cells);
     }
     return md;
 }

@@ -42,10 +42,23 @@ std::string progress_summary(const CaseResult& result, double copy_gb_per_s, std
     return text + " | check " + check_text(result);
 }
 
-std::vector<std::string> replay_columns(const CaseResult& r, double copy_gb_per_s) {
-    return {number_or_dash(r.replay ? std::optional(r.replay->median_us) : std::nullopt, 1),
-            number_or_dash(r.percent_of_copy(copy_gb_per_s, true), 1),
-            number_or_dash(r.percent_of_same_size_copy(true), 1)};
+std::vector<std::string> case_cells(const CaseResult& r, const RunResult& run) {
+    const auto t = r.timing;
+    std::vector<std::string> row{r.bench_case.label(),
+                                 r.bench_case.shape_text(),
+                                 number_or_dash(t ? std::optional(t->median_us) : std::nullopt, 1),
+                                 number_or_dash(t ? std::optional(t->min_us) : std::nullopt, 1),
+                                 number_or_dash(t ? std::optional(t->max_us) : std::nullopt, 1),
+                                 number_or_dash(r.gb_per_s(), 0),
+                                 number_or_dash(r.percent_of_copy(run.copy_gb_per_s), 1),
+                                 number_or_dash(r.percent_of_same_size_copy(), 1)};
+    if (run.graph_replay)
+        row.insert(row.end(), {number_or_dash(r.replay ? std::optional(r.replay->median_us) : std::nullopt, 1),
+                               number_or_dash(r.percent_of_copy(run.copy_gb_per_s, true), 1),
+                               number_or_dash(r.percent_of_same_size_copy(true), 1)});
+    row.insert(row.end(), {number_or_dash(r.compile_s, 2), number_or_dash(r.disk_load_ms, 2),
+                           number_or_dash(r.host_us_per_call, 2), check_text(r)});
+    return row;
 }
 
 void print_table(std::ostream& out, const RunResult& run) {
@@ -53,23 +66,7 @@ void print_table(std::ostream& out, const RunResult& run) {
     if (run.graph_replay) header.insert(header.end(), {"replay us", "% copy", "% size copy"});
     header.insert(header.end(), {"compile s", "disk ms", "host us", "check"});
     std::vector<std::vector<std::string>> rows{header};
-    for (const CaseResult& r : run.cases) {
-        const auto t = r.timing;
-        std::vector<std::string> row{r.bench_case.label(), r.bench_case.shape_text(),
-                                     number_or_dash(t ? std::optional(t->median_us) : std::nullopt, 1),
-                                     number_or_dash(t ? std::optional(t->min_us) : std::nullopt, 1),
-                                     number_or_dash(t ? std::optional(t->max_us) : std::nullopt, 1),
-                                     number_or_dash(r.gb_per_s(), 0),
-                                     number_or_dash(r.percent_of_copy(run.copy_gb_per_s), 1),
-                                     number_or_dash(r.percent_of_same_size_copy(), 1)};
-        if (run.graph_replay) {
-            const auto replayed = replay_columns(r, run.copy_gb_per_s);
-            row.insert(row.end(), replayed.begin(), replayed.end());
-        }
-        row.insert(row.end(), {number_or_dash(r.compile_s, 2), number_or_dash(r.disk_load_ms, 2),
-                               number_or_dash(r.host_us_per_call, 2), check_text(r)});
-        rows.push_back(std::move(row));
-    }
+    for (const CaseResult& r : run.cases) rows.push_back(case_cells(r, run));
     std::vector<std::size_t> widths(header.size(), 0);
     for (const auto& row : rows)
         for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
