@@ -9,8 +9,7 @@
 //
 // Per tile, every thread first issues all of its global loads (its ilp vectors of x and
 // dout, its share of the halos and seq ids), so ilp * 32 bytes per thread are in flight
-// at once: bandwidth, not arithmetic, sets the speed (16-bit SiLU copies its own vectors
-// with cp.async, see BF_ASYNC_STAGE). Then:
+// at once (16-bit copies its own vectors with cp.async, see BF_ASYNC_STAGE). Then:
 //   1. raw x (with K elements of history before the tile and, for silu, K after it),
 //      raw dout (with K after it) and the seq ids go to shared memory;     -- barrier
 //   2. g = dout * act'(z) for each own position, z recomputed from the x window; dw and db
@@ -34,15 +33,16 @@ constexpr int kBfHalo = (CC1D_K + CC1D_VEC - 1) / CC1D_VEC;   // 16-byte vectors
 constexpr int kBfHaloElems = kBfHalo * CC1D_VEC;
 constexpr int kBfGPad = (CC1D_K + 3) / 4 * 4;                 // g read after a vector, in float4 steps
 constexpr int kBfIdVecs = CC1D_VEC / 4;                       // 16-byte vectors of seq ids per x vector
-constexpr int kBfIlp = CC1D_BWD_CF_ILP((int)sizeof(x_t), CC1D_SILU);   // most vectors per thread per tile
+constexpr int kBfIlp = CC1D_BWD_CF_ILP((int)sizeof(x_t));   // most vectors per thread per tile
 
-// 16-bit SiLU on NVIDIA sm_80+: cp.async moves a tile's x, dout and seq ids from global to
+// 16-bit on NVIDIA sm_80+: cp.async moves a tile's x, dout and seq ids from global to
 // shared memory without passing through registers, so a thread keeps its 4 vectors of each
 // in flight without the registers that would cost occupancy, and issues fewer instructions
-// (no shared-memory stores). That kernel is issue-bound: on an H200, 10-17% faster
-// (docs/perf.md, entry 22). The memory-bound variants (fp32, no activation) ran 4-6%
-// slower that way on an H100: they stage through registers.
-#if CC1D_HAS_ASYNC_COPY && CC1D_SILU && CC1D_X_DTYPE != 0
+// (no shared-memory stores). Those kernels are issue-bound: with SiLU 10-17% faster on an
+// H200 (docs/perf.md, entry 22), without it 5-10% (entry 78, where 4 vectors a thread
+// staged through registers took 64 registers and ran 8% slower). fp32 (memory-bound) ran
+// 4-6% slower that way on an H100: it stages through registers.
+#if CC1D_HAS_ASYNC_COPY && CC1D_X_DTYPE != 0
 #define BF_ASYNC_STAGE 1
 #else
 #define BF_ASYNC_STAGE 0
@@ -561,15 +561,26 @@ extern "C" __global__ void BF_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
     const cc1d_i64 units = p.batch * p.tiles;
     const cc1d_i64 first = part * p.units_per_part;
     const cc1d_i64 last = first + p.units_per_part < units ? first + p.units_per_part : units;
+    // The walk steps (batch, tile) and the row pointers along instead of dividing the unit
+    // index and multiplying strides per unit: that work, repeated by every warp for every
+    // unit, was a third of the 16-bit kernel's instructions (docs/perf.md, entry 78).
+    t.b = first / p.tiles;
+    t.tile = first - t.b * p.tiles;
+    t.xrow = reinterpret_cast<const x_t*>(p.x) + t.b * p.x_stride_b + d * p.x_stride_d;
+    t.drow = reinterpret_cast<const x_t*>(p.dout) + t.b * p.dout_stride_b + d * p.dout_stride_d;
+    t.dxrow = reinterpret_cast<x_t*>(p.dx) + t.b * p.dx_stride_b + d * p.dx_stride_d;
+    t.seq_row = CC1D_HAS_SEQ_IDX ? p.seq_idx + t.b * p.seq_stride_b : 0;
     for (cc1d_i64 u = first; u < last; ++u) {
-        t.b = u / p.tiles;
-        t.tile = u - t.b * p.tiles;
         t.t0 = t.tile * t.tile_len;
-        t.xrow = reinterpret_cast<const x_t*>(p.x) + t.b * p.x_stride_b + d * p.x_stride_d;
-        t.drow = reinterpret_cast<const x_t*>(p.dout) + t.b * p.dout_stride_b + d * p.dout_stride_d;
-        t.dxrow = reinterpret_cast<x_t*>(p.dx) + t.b * p.dx_stride_b + d * p.dx_stride_d;
-        t.seq_row = CC1D_HAS_SEQ_IDX ? p.seq_idx + t.b * p.seq_stride_b : 0;
         bf_unit(p, s, t, u == first, lane_tap, w, bias, dw, db);
+        if (++t.tile == p.tiles) {
+            t.tile = 0;
+            ++t.b;
+            t.xrow += p.x_stride_b;
+            t.drow += p.dout_stride_b;
+            t.dxrow += p.dx_stride_b;
+            if (CC1D_HAS_SEQ_IDX) t.seq_row += p.seq_stride_b;
+        }
     }
     cc1d_bwd_release_sums(dw, db);
     bf_block_sums(p, s, part, d, dw, db);

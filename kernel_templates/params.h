@@ -43,10 +43,10 @@
 #define CC1D_FWD_CL_SHORT_BLOCKS 5
 #define CC1D_FWD_CL_SHORT_CHUNK_BATCHES 2   // a short chunk: this many batches of rows at most
 #define CC1D_BWD_CF_THREADS 128   // channel-first backward: most threads along time per block
-// ... and at most this many 16-byte vectors per thread per tile: 4 for 16-bit SiLU, whose
-// kernel is issue-bound and (NVIDIA sm_80+) stages tiles with cp.async, no registers per
-// vector, so more vectors share a thread's per-tile work; 2 elsewhere (memory-bound).
-#define CC1D_BWD_CF_ILP(elem_bytes, silu) ((elem_bytes) == 2 && (silu) ? 4 : 2)
+// ... and at most this many 16-byte vectors per thread per tile: 4 for 16-bit, whose
+// kernels are issue-bound and (NVIDIA sm_80+) stage tiles with cp.async, no registers per
+// vector, so more vectors share a thread's per-tile work; 2 for fp32 (memory-bound).
+#define CC1D_BWD_CF_ILP(elem_bytes) ((elem_bytes) == 2 ? 4 : 2)
 #define CC1D_BWD_CL_THREADS 128   // channel-last backward: threads per block ...
 #define CC1D_BWD_CL_THREADS_X 32  // ... of which this many along channels (the rest split time)
 #define CC1D_BWD_CL_MIN_CHUNK 32  // shortest time chunk a channel-last thread walks

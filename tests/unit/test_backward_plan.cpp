@@ -162,7 +162,7 @@ TEST_CASE("channel-first backward plan: tiles within 48 KiB of shared memory, ev
                         CHECK(plan.shared_bytes <= 48u * 1024u);
                         CHECK(plan.block.x % 64 == 0);
                         CHECK(plan.block.x <= CC1D_BWD_CF_THREADS);
-                        CHECK(plan.ilp <= CC1D_BWD_CF_ILP(static_cast<int>(dtype_size(dtype)), silu));
+                        CHECK(plan.ilp <= CC1D_BWD_CF_ILP(static_cast<int>(dtype_size(dtype))));
                         CHECK(plan.tiles * plan.tile_len >= seqlen);
                         CHECK((plan.tiles - 1) * plan.tile_len < std::max<std::int64_t>(seqlen, 1));
                         CHECK(plan.parts * plan.units_per_part >= 4 * plan.tiles);
@@ -179,12 +179,23 @@ TEST_CASE("channel-first backward plan: the measured tile shapes") {
     const backward::Plan wide = backward::plan_channel_first(fp32, channel_first_args(4, 5376, 4096, DType::fp32), kH200Multiprocessors);
     CHECK(wide.block.x == 128);
     CHECK(wide.ilp == 2);
-    // 16-bit SiLU: 4 vectors a thread (cp.async staging), a whole 4096-step row in one tile.
-    const backward::Plan silu = backward::plan_channel_first(backward_variant(DType::bf16, Layout::channel_first),
-                                                             channel_first_args(4, 5376, 4096, DType::bf16), kH200Multiprocessors);
-    CHECK(silu.ilp == 4);
-    CHECK(silu.block.x == 128);
-    CHECK(silu.tiles == 1);
+    // 16-bit, with and without SiLU: 4 vectors a thread (cp.async staging), a whole
+    // 4096-step row in one tile; with few channels (256) 2 vectors, more units to split.
+    for (Activation act : {Activation::silu, Activation::none}) {
+        Variant bf16 = backward_variant(DType::bf16, Layout::channel_first);
+        bf16.activation = act;
+        CAPTURE(to_string(act));
+        const backward::Plan large = backward::plan_channel_first(bf16, channel_first_args(4, 5376, 4096, DType::bf16), kH200Multiprocessors);
+        CHECK(large.ilp == 4);
+        CHECK(large.block.x == 128);
+        CHECK(large.tiles == 1);
+        CHECK(large.parts == 1);
+        const backward::Plan few = backward::plan_channel_first(bf16, channel_first_args(4, 256, 4096, DType::bf16), kH200Multiprocessors);
+        CHECK(few.ilp == 2);
+        CHECK(few.block.x == 128);
+        CHECK(few.tiles == 2);
+        CHECK(few.parts > 1);
+    }
 }
 
 TEST_CASE("backward reduce: rows split into runs only past one batch, runs that divide the block") {

@@ -37,9 +37,8 @@ constexpr unsigned kSharedLimit = 48 * 1024;
 // threads) ran 4-6% faster without SiLU and 10% faster at width 2 with it (width 4 with
 // SiLU: 3% slower); rows of more tiles lost 7-12% that way, so longer rows still grow.
 // 16-bit tiles were not measured that way and keep growing.
-void size_tile(const Variant& v, std::int64_t row_vectors, int vec, int& threads, int& ilp) {
+void size_tile(const Variant& v, std::int64_t row_vectors, int vec, int max_ilp, int& threads, int& ilp) {
     const int elem_bytes = static_cast<int>(dtype_size(v.x_dtype));
-    const int max_ilp = CC1D_BWD_CF_ILP(elem_bytes, v.activation == Activation::silu);
     const bool two_small_tiles = elem_bytes == 4 && row_vectors <= 2 * 64 * max_ilp;
     const int max_threads = two_small_tiles ? 64 : CC1D_BWD_CF_THREADS;
     threads = 64;
@@ -61,8 +60,21 @@ Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm
     const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
     const int vec = util::vector_elems(variant.x_dtype);
     Plan plan;
+    const std::int64_t row_vectors = util::ceil_div(seqlen, vec);
+    const int max_ilp = CC1D_BWD_CF_ILP(static_cast<int>(dtype_size(variant.x_dtype)));
     int threads = 0;
-    size_tile(variant, util::ceil_div(seqlen, vec), vec, threads, plan.ilp);
+    size_tile(variant, row_vectors, vec, max_ilp, threads, plan.ilp);
+    // Enough blocks for ~kBytesInFlightPerSm of loads per multiprocessor (each thread has
+    // ilp vectors of x and of dout in flight).
+    constexpr std::int64_t kBytesInFlightPerSm = 48 * 1024;
+    auto wanted_blocks = [&] {
+        const std::int64_t block_bytes = std::int64_t(threads) * plan.ilp * 2 * 16;
+        return std::int64_t(std::max(sm_count, 1)) * util::ceil_div(kBytesInFlightPerSm, block_bytes);
+    };
+    // Where the channels alone fall short of that, tiles of at most 2 vectors a thread:
+    // more, shorter units to split over blocks. On an H200, 4x256x4096 in 16-bit ran 6%
+    // faster that way with SiLU (docs/perf.md, entry 73) and 5% without (entry 78).
+    if (plan.ilp > 2 && dim < wanted_blocks()) size_tile(variant, row_vectors, vec, 2, threads, plan.ilp);
     plan.block.x = static_cast<unsigned>(threads);
     plan.shared_bytes = shared_bytes(variant, threads, plan.ilp, vec);
     plan.tile_len = std::int64_t(threads) * plan.ilp * vec;
@@ -70,17 +82,13 @@ Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm
     plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen, plan.tile_len));
     plan.channel_groups = dim;
 
-    // Enough blocks for ~kBytesInFlightPerSm of loads per multiprocessor (each thread has
-    // ilp vectors of x and of dout in flight), split along (batch, tile) only as far as
-    // the channels alone fall short: every extra part costs a row of partial sums and,
-    // past one part, the reduce kernel (one more launch).
-    constexpr std::int64_t kBytesInFlightPerSm = 48 * 1024;
+    // The wanted blocks, split along (batch, tile) only as far as the channels alone fall
+    // short: every extra part costs a row of partial sums and, past one part, the reduce
+    // kernel (one more launch).
     constexpr std::int64_t kFewUnits = 2;
     const std::int64_t units = batch * plan.tiles;
-    const std::int64_t block_bytes = std::int64_t(threads) * plan.ilp * 2 * 16;
-    const std::int64_t wanted_blocks = std::int64_t(std::max(sm_count, 1)) * util::ceil_div(kBytesInFlightPerSm, block_bytes);
     const std::int64_t wanted_parts =
-        std::clamp<std::int64_t>(util::ceil_div(wanted_blocks, std::max<std::int64_t>(dim, 1)), 1, std::max<std::int64_t>(units, 1));
+        std::clamp<std::int64_t>(util::ceil_div(wanted_blocks(), std::max<std::int64_t>(dim, 1)), 1, std::max<std::int64_t>(units, 1));
     // Two units per block cost less than a reduce launch (2x64x128 ran 4-19% slower in two
     // parts on an H100); four do not (4x256x512 4-14% faster in parts, with overlapped
     // launches; 0-5% without them, entry 23). docs/perf.md entry 42.
