@@ -38,10 +38,12 @@ constexpr int kBfIlp = CC1D_BWD_CF_ILP((int)sizeof(x_t));   // most vectors per 
 // 16-bit on NVIDIA sm_80+: cp.async moves a tile's x, dout and seq ids from global to
 // shared memory without passing through registers, so a thread keeps its 4 vectors of each
 // in flight without the registers that would cost occupancy, and issues fewer instructions
-// (no shared-memory stores). Those kernels are issue-bound: with SiLU 10-17% faster on an
-// H200 (docs/perf.md, entry 22), without it 5-10% (entry 78, where 4 vectors a thread
-// staged through registers took 64 registers and ran 8% slower). fp32 (memory-bound) ran
-// 4-6% slower that way on an H100: it stages through registers.
+// (no shared-memory stores). Those kernels are issue-bound on an H200: with SiLU 10-17%
+// faster there (docs/perf.md, entry 22), without it 5-10% (entry 78, where 4 vectors a
+// thread staged through registers took 64 registers and ran 8% slower). On an H100, where
+// memory bounds them, the largest shape runs as fast either way and 8x2048x1024 without
+// SiLU 5-6% slower (entry 78). fp32 (memory-bound) ran 4-6% slower that way on an H100:
+// it stages through registers.
 #if CC1D_HAS_ASYNC_COPY && CC1D_X_DTYPE != 0
 #define BF_ASYNC_STAGE 1
 #else
