@@ -9,7 +9,7 @@
 //
 // Per tile, every thread first issues all of its global loads (its ilp vectors of x and
 // dout, its share of the halos and seq ids), so ilp * 32 bytes per thread are in flight
-// at once (16-bit copies its own vectors with cp.async, see BF_ASYNC_STAGE). Then:
+// at once (16-bit may copy its own vectors with cp.async, see BF_CAN_STAGE_ASYNC). Then:
 //   1. raw x (with K elements of history before the tile and, for silu, K after it),
 //      raw dout (with K after it) and the seq ids go to shared memory;     -- barrier
 //   2. g = dout * act'(z) for each own position, z recomputed from the x window; dw and db
@@ -35,20 +35,27 @@ constexpr int kBfGPad = (CC1D_K + 3) / 4 * 4;                 // g read after a 
 constexpr int kBfIdVecs = CC1D_VEC / 4;                       // 16-byte vectors of seq ids per x vector
 constexpr int kBfIlp = CC1D_BWD_CF_ILP((int)sizeof(x_t));   // most vectors per thread per tile
 
-// 16-bit on NVIDIA sm_80+: cp.async moves a tile's x, dout and seq ids from global to
-// shared memory without passing through registers, so a thread keeps its 4 vectors of each
-// in flight without the registers that would cost occupancy, and issues fewer instructions
-// (no shared-memory stores). Those kernels are issue-bound on an H200: with SiLU 10-17%
-// faster there (docs/perf.md, entry 22), without it 5-10% (entry 78, where 4 vectors a
-// thread staged through registers took 64 registers and ran 8% slower). On an H100, where
-// memory bounds them, the largest shape runs as fast either way and 8x2048x1024 without
-// SiLU 5-6% slower (entry 78). fp32 (memory-bound) ran 4-6% slower that way on an H100:
-// it stages through registers.
+// 16-bit on NVIDIA sm_80+ can stage a tile by cp.async, which moves its x, dout and seq
+// ids from global to shared memory without passing through registers: a thread keeps its
+// 4 vectors of each in flight without the registers that would cost occupancy, and issues
+// fewer instructions (no shared-memory stores). The host asks for it (p.stage_async) where
+// that pays: with SiLU (issue-bound; 10-17% faster on an H200, docs/perf.md entry 22), and
+// without it for tiles of more than CC1D_BWD_CF_REG_ILP vectors a thread (4 through
+// registers took 64 registers and ran 8% slower, entry 78) or where DRAM is fast (5-10% on
+// an H200, while on an H100, memory-bound, 8x2048x1024 ran 5-6% slower; entries 78-79).
+// Otherwise tiles go through registers, as fp32 (memory-bound; 4-6% slower with cp.async
+// on an H100) always does.
 #if CC1D_HAS_ASYNC_COPY && CC1D_X_DTYPE != 0
-#define BF_ASYNC_STAGE 1
+#define BF_CAN_STAGE_ASYNC 1
 #else
-#define BF_ASYNC_STAGE 0
+#define BF_CAN_STAGE_ASYNC 0
 #endif
+// With SiLU the host always asks for it: the kernel carries no register-staged path then
+// (whose registers would count against the cp.async one's).
+#define BF_ALWAYS_ASYNC (BF_CAN_STAGE_ASYNC && CC1D_SILU)
+// Vectors a thread stages through registers: where cp.async could take the longer tiles
+// the host keeps register-staged ones at CC1D_BWD_CF_REG_ILP, so only those are held.
+constexpr int kBfRegIlp = BF_CAN_STAGE_ASYNC ? CC1D_BWD_CF_REG_ILP : kBfIlp;
 
 // ptxas chooses each kernel's register budget. Its default keeps the common variants at
 // 40-64 registers (good occupancy) but squeezes a few into small spills: seq_idx with
@@ -373,7 +380,7 @@ CC1D_DEVICE void bf_dx_pass(const cc1d_bwd_params& p, const bf_shared& s, const 
     }
 }
 
-#if BF_ASYNC_STAGE
+#if BF_CAN_STAGE_ASYNC
 
 // The own vectors of x and dout: whole aligned vectors by cp.async, tails and unaligned
 // rows element by element through registers. The previous unit no longer reads these
@@ -426,27 +433,27 @@ CC1D_DEVICE void bf_stage_ids_async(const cc1d_bwd_params& p, const bf_shared& s
 CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_tile& t, bool first,
                          unsigned int lane_tap, float (&w)[CC1D_WIDTH], float& bias, float (&dw)[CC1D_WIDTH],
                          float& db) {
-    const int tid = threadIdx.x;
-#if !BF_ASYNC_STAGE
-    const int nt = blockDim.x;   // (the cp.async path stages the own vectors in bf_stage_*_async)
-#endif
+    const int tid = threadIdx.x, nt = blockDim.x;
+    const bool async = BF_ALWAYS_ASYNC || (BF_CAN_STAGE_ASYNC && p.stage_async != 0);   // the same for the whole grid
 
     // ---- loads: own vectors of x and dout, halos, seq ids; none is used before all are issued ----
-#if BF_ASYNC_STAGE
-    bf_stage_own_async(p, s, t);
-#else
-    cc1d_vec16 rx[kBfIlp], rd[kBfIlp];
+    cc1d_vec16 rx[kBfRegIlp], rd[kBfRegIlp];
 #pragma unroll
-    for (int i = 0; i < kBfIlp; ++i) {
-        rx[i] = rd[i] = cc1d_v16_zero();
-        const cc1d_i64 pos = t.t0 + (cc1d_i64)(tid + i * nt) * CC1D_VEC;
-        if (i < p.ilp && pos < t.L) {
-            const bool v = p.vector_ok != 0 && pos + CC1D_VEC <= t.L;
-            rx[i] = cc1d_v16_load(t.xrow, p.x_stride_l, pos, t.L, v);
-            rd[i] = cc1d_v16_load(t.drow, p.dout_stride_l, pos, t.L, v);
+    for (int i = 0; i < kBfRegIlp; ++i) rx[i] = rd[i] = cc1d_v16_zero();
+#if BF_CAN_STAGE_ASYNC
+    if (async) bf_stage_own_async(p, s, t);
+#endif
+    if (!async) {
+#pragma unroll
+        for (int i = 0; i < kBfRegIlp; ++i) {
+            const cc1d_i64 pos = t.t0 + (cc1d_i64)(tid + i * nt) * CC1D_VEC;
+            if (i < p.ilp && pos < t.L) {
+                const bool v = p.vector_ok != 0 && pos + CC1D_VEC <= t.L;
+                rx[i] = cc1d_v16_load(t.xrow, p.x_stride_l, pos, t.L, v);
+                rd[i] = cc1d_v16_load(t.drow, p.dout_stride_l, pos, t.L, v);
+            }
         }
     }
-#endif
     // Halo roles by thread: [0, H) x history, [H, 2H) x after the tile (silu), [2H, 3H) dout after.
     cc1d_vec16 halo = cc1d_v16_zero();
     if (tid < kBfHalo) {
@@ -458,12 +465,11 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
         if (pos < t.L) halo = cc1d_v16_load(t.drow, p.dout_stride_l, pos, t.L, p.vector_ok != 0 && pos + CC1D_VEC <= t.L);
     }
 #if CC1D_HAS_SEQ_IDX
-#if !BF_ASYNC_STAGE
-    cc1d_vec16 rid[kBfIlp][kBfIdVecs];
+    cc1d_vec16 rid[kBfRegIlp][kBfIdVecs];
+    if (!async)
 #pragma unroll
-    for (int i = 0; i < kBfIlp; ++i)
-        if (i < p.ilp) bf_load_ids(p, t.seq_row, t.t0 + (cc1d_i64)(tid + i * nt) * CC1D_VEC, rid[i]);
-#endif
+        for (int i = 0; i < kBfRegIlp; ++i)
+            if (i < p.ilp) bf_load_ids(p, t.seq_row, t.t0 + (cc1d_i64)(tid + i * nt) * CC1D_VEC, rid[i]);
     // Halo ids: [0, HE) before the tile, [HE, 2 HE) after it.
     int halo_id = -1;
     if (tid < 2 * kBfHaloElems)
@@ -486,36 +492,35 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
 #endif
 
     // ---- shared memory: x̃ and ids of the whole window ----
-#if !BF_ASYNC_STAGE
+    if (!async)
 #pragma unroll
-    for (int i = 0; i < kBfIlp; ++i)
-        if (i < p.ilp) {
-            s.x[kBfHalo + tid + i * nt] = rx[i];
-            s.d[tid + i * nt] = rd[i];
-        }
-#endif
+        for (int i = 0; i < kBfRegIlp; ++i)
+            if (i < p.ilp) {
+                s.x[kBfHalo + tid + i * nt] = rx[i];
+                s.d[tid + i * nt] = rd[i];
+            }
     if (tid < kBfHalo) s.x[tid] = halo;
     else if (CC1D_SILU && tid < 2 * kBfHalo) s.x[kBfHalo + t.tile_vecs + tid - kBfHalo] = halo;
     else if (tid >= 2 * kBfHalo && tid < 3 * kBfHalo) s.d[t.tile_vecs + tid - 2 * kBfHalo] = halo;
 #if CC1D_HAS_SEQ_IDX
-#if BF_ASYNC_STAGE
-    bf_stage_ids_async(p, s, t);
-#else
-#pragma unroll
-    for (int i = 0; i < kBfIlp; ++i)
-        if (i < p.ilp)
-#pragma unroll
-            for (int r = 0; r < kBfIdVecs; ++r)
-                reinterpret_cast<cc1d_vec16*>(s.ids + kBfHaloElems)[(tid + i * nt) * kBfIdVecs + r] = rid[i][r];
+#if BF_CAN_STAGE_ASYNC
+    if (async) bf_stage_ids_async(p, s, t);
 #endif
+    if (!async)
+#pragma unroll
+        for (int i = 0; i < kBfRegIlp; ++i)
+            if (i < p.ilp)
+#pragma unroll
+                for (int r = 0; r < kBfIdVecs; ++r)
+                    reinterpret_cast<cc1d_vec16*>(s.ids + kBfHaloElems)[(tid + i * nt) * kBfIdVecs + r] = rid[i][r];
     if (tid < kBfHaloElems) s.ids[tid] = halo_id;
     else if (tid < 2 * kBfHaloElems) s.ids[kBfHaloElems + t.tile_len + tid - kBfHaloElems] = halo_id;
 #endif
 #if CC1D_HAS_FINAL_STATES
     if (reaches_end && tid < CC1D_K) s.fin[tid] = fin;
 #endif
-#if BF_ASYNC_STAGE
-    cc1d_wait_async_copies();   // this thread's copies; the barrier then shows everyone's to all
+#if BF_CAN_STAGE_ASYNC
+    if (async) cc1d_wait_async_copies();   // this thread's copies; the barrier then shows everyone's to all
 #endif
     __syncthreads();
 

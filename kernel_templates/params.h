@@ -43,10 +43,12 @@
 #define CC1D_FWD_CL_SHORT_BLOCKS 5
 #define CC1D_FWD_CL_SHORT_CHUNK_BATCHES 2   // a short chunk: this many batches of rows at most
 #define CC1D_BWD_CF_THREADS 128   // channel-first backward: most threads along time per block
-// ... and at most this many 16-byte vectors per thread per tile: 4 for 16-bit, whose
-// kernels are issue-bound and (NVIDIA sm_80+) stage tiles with cp.async, no registers per
-// vector, so more vectors share a thread's per-tile work; 2 for fp32 (memory-bound).
+// ... and at most this many 16-byte vectors per thread per tile: 4 for 16-bit tiles
+// staged by cp.async (NVIDIA sm_80+; no registers per vector, so more vectors share a
+// thread's per-tile work), CC1D_BWD_CF_REG_ILP for tiles staged through registers
+// (cc1d_bwd_params.stage_async says which; backward_channel_first.cpp chooses).
 #define CC1D_BWD_CF_ILP(elem_bytes) ((elem_bytes) == 2 ? 4 : 2)
+#define CC1D_BWD_CF_REG_ILP 2
 #define CC1D_BWD_CL_THREADS 128   // channel-last backward: threads per block ...
 #define CC1D_BWD_CL_THREADS_X 32  // ... of which this many along channels (the rest split time)
 #define CC1D_BWD_CL_MIN_CHUNK 32  // shortest time chunk a channel-last thread walks
@@ -154,7 +156,9 @@ struct cc1d_bwd_params {
     int vector_ok;
     int dw_is_fp32;              // 1: dweight/dbias are fp32; 0: the weight's dtype
     int accumulate;              // 1: add into dweight/dbias
-    int ilp;                     // channel-first: 16-byte vectors per thread per tile (<= CC1D_BWD_CF_ILP)
+    int ilp;                     // channel-first: 16-byte vectors per thread per tile (<= CC1D_BWD_CF_ILP,
+                                 // <= CC1D_BWD_CF_REG_ILP unless stage_async)
+    int stage_async;             // channel-first 16-bit: 1 stages tiles with cp.async where the device can
     int seq_vector_ok;           // 1: seq_idx rows are 16-byte aligned with unit stride
     int dw_mode;                 // CC1D_DW_*
     int reduce_mode;             // CC1D_REDUCE_*

@@ -146,56 +146,76 @@ TEST_CASE("channel-first backward plan: tiles within 48 KiB of shared memory, ev
         for (const int width : {2, 4, 16})
             for (const bool seq_idx : {false, true})
                 for (const bool silu : {false, true})
-                    for (const std::int64_t seqlen : {1, 129, 1024, 4096, 100000}) {
-                        Variant v = backward_variant(dtype, Layout::channel_first);
-                        v.width = width;
-                        v.seq_idx = seq_idx;
-                        v.final_states = seq_idx;
-                        v.activation = silu ? Activation::silu : Activation::none;
-                        CAPTURE(to_string(dtype));
-                        CAPTURE(width);
-                        CAPTURE(seq_idx);
-                        CAPTURE(silu);
-                        CAPTURE(seqlen);
-                        const backward::Plan plan =
-                            backward::plan_channel_first(v, channel_first_args(4, 96, seqlen, dtype), kH200Multiprocessors);
-                        CHECK(plan.shared_bytes <= 48u * 1024u);
-                        CHECK(plan.block.x % 64 == 0);
-                        CHECK(plan.block.x <= CC1D_BWD_CF_THREADS);
-                        CHECK(plan.ilp <= CC1D_BWD_CF_ILP(static_cast<int>(dtype_size(dtype))));
-                        CHECK(plan.tiles * plan.tile_len >= seqlen);
-                        CHECK((plan.tiles - 1) * plan.tile_len < std::max<std::int64_t>(seqlen, 1));
-                        CHECK(plan.parts * plan.units_per_part >= 4 * plan.tiles);
-                    }
+                    for (const std::int64_t seqlen : {1, 129, 1024, 4096, 100000})
+                        for (const bool fast_memory : {false, true}) {
+                            Variant v = backward_variant(dtype, Layout::channel_first);
+                            v.width = width;
+                            v.seq_idx = seq_idx;
+                            v.final_states = seq_idx;
+                            v.activation = silu ? Activation::silu : Activation::none;
+                            CAPTURE(to_string(dtype));
+                            CAPTURE(width);
+                            CAPTURE(seq_idx);
+                            CAPTURE(silu);
+                            CAPTURE(seqlen);
+                            CAPTURE(fast_memory);
+                            const backward::Plan plan = backward::plan_channel_first(
+                                v, channel_first_args(4, 96, seqlen, dtype), kH200Multiprocessors, fast_memory);
+                            CHECK(plan.shared_bytes <= 48u * 1024u);
+                            CHECK(plan.block.x % 64 == 0);
+                            CHECK(plan.block.x <= CC1D_BWD_CF_THREADS);
+                            CHECK(plan.ilp <= CC1D_BWD_CF_ILP(static_cast<int>(dtype_size(dtype))));
+                            // The kernel holds CC1D_BWD_CF_REG_ILP vectors a thread in registers, no more.
+                            if (!plan.stage_async) CHECK(plan.ilp <= CC1D_BWD_CF_REG_ILP);
+                            if (dtype == DType::fp32) CHECK(!plan.stage_async);
+                            if (dtype != DType::fp32 && (silu || fast_memory)) CHECK(plan.stage_async);
+                            CHECK(plan.tiles * plan.tile_len >= seqlen);
+                            CHECK((plan.tiles - 1) * plan.tile_len < std::max<std::int64_t>(seqlen, 1));
+                            CHECK(plan.parts * plan.units_per_part >= 4 * plan.tiles);
+                        }
 }
 
 TEST_CASE("channel-first backward plan: the measured tile shapes") {
     const Variant fp32 = backward_variant(DType::fp32, Layout::channel_first);
     // 8x2048x1024 fp32: two tiles of 64 threads a row (more blocks resident than 128-thread tiles).
-    const backward::Plan mid = backward::plan_channel_first(fp32, channel_first_args(8, 2048, 1024, DType::fp32), kH200Multiprocessors);
+    const backward::Plan mid =
+        backward::plan_channel_first(fp32, channel_first_args(8, 2048, 1024, DType::fp32), kH200Multiprocessors, true);
     CHECK(mid.block.x == 64);
     CHECK(mid.tiles == 2);
     // 4x5376x4096 fp32: long rows keep 128-thread tiles.
-    const backward::Plan wide = backward::plan_channel_first(fp32, channel_first_args(4, 5376, 4096, DType::fp32), kH200Multiprocessors);
+    const backward::Plan wide =
+        backward::plan_channel_first(fp32, channel_first_args(4, 5376, 4096, DType::fp32), kH200Multiprocessors, true);
     CHECK(wide.block.x == 128);
     CHECK(wide.ilp == 2);
-    // 16-bit, with and without SiLU: 4 vectors a thread (cp.async staging), a whole
-    // 4096-step row in one tile; with few channels (256) 2 vectors, more units to split.
-    for (Activation act : {Activation::silu, Activation::none}) {
-        Variant bf16 = backward_variant(DType::bf16, Layout::channel_first);
-        bf16.activation = act;
-        CAPTURE(to_string(act));
-        const backward::Plan large = backward::plan_channel_first(bf16, channel_first_args(4, 5376, 4096, DType::bf16), kH200Multiprocessors);
-        CHECK(large.ilp == 4);
-        CHECK(large.block.x == 128);
-        CHECK(large.tiles == 1);
-        CHECK(large.parts == 1);
-        const backward::Plan few = backward::plan_channel_first(bf16, channel_first_args(4, 256, 4096, DType::bf16), kH200Multiprocessors);
-        CHECK(few.ilp == 2);
-        CHECK(few.block.x == 128);
-        CHECK(few.tiles == 2);
-        CHECK(few.parts > 1);
-    }
+    // 16-bit: 4 vectors a thread staged by cp.async, a whole 4096-step row in one tile;
+    // with few channels (256) 2 vectors, more units to split, staged through registers
+    // without SiLU unless DRAM is fast. Rows of 1024 steps: 2 vectors, the same choice.
+    for (Activation act : {Activation::silu, Activation::none})
+        for (bool fast_memory : {false, true}) {
+            Variant bf16 = backward_variant(DType::bf16, Layout::channel_first);
+            bf16.activation = act;
+            CAPTURE(to_string(act));
+            CAPTURE(fast_memory);
+            const bool async_if_short = act == Activation::silu || fast_memory;
+            const backward::Plan large =
+                backward::plan_channel_first(bf16, channel_first_args(4, 5376, 4096, DType::bf16), kH200Multiprocessors, fast_memory);
+            CHECK(large.stage_async);
+            CHECK(large.ilp == 4);
+            CHECK(large.block.x == 128);
+            CHECK(large.tiles == 1);
+            CHECK(large.parts == 1);
+            const backward::Plan few =
+                backward::plan_channel_first(bf16, channel_first_args(4, 256, 4096, DType::bf16), kH200Multiprocessors, fast_memory);
+            CHECK(few.stage_async == async_if_short);
+            CHECK(few.ilp == 2);
+            CHECK(few.block.x == 128);
+            CHECK(few.tiles == 2);
+            CHECK(few.parts > 1);
+            const backward::Plan mid =
+                backward::plan_channel_first(bf16, channel_first_args(8, 2048, 1024, DType::bf16), kH200Multiprocessors, fast_memory);
+            CHECK(mid.stage_async == async_if_short);
+            CHECK(mid.ilp == 2);
+        }
 }
 
 TEST_CASE("backward reduce: rows split into runs only past one batch, runs that divide the block") {

@@ -56,14 +56,14 @@ void size_tile(const Variant& v, std::int64_t row_vectors, int vec, int max_ilp,
 
 }  // namespace
 
-Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm_count) {
+Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm_count, bool fast_memory) {
     const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
     const int vec = util::vector_elems(variant.x_dtype);
     Plan plan;
     const std::int64_t row_vectors = util::ceil_div(seqlen, vec);
-    const int max_ilp = CC1D_BWD_CF_ILP(static_cast<int>(dtype_size(variant.x_dtype)));
+    const int elem_bytes = static_cast<int>(dtype_size(variant.x_dtype));
     int threads = 0;
-    size_tile(variant, row_vectors, vec, max_ilp, threads, plan.ilp);
+    size_tile(variant, row_vectors, vec, CC1D_BWD_CF_ILP(elem_bytes), threads, plan.ilp);
     // Enough blocks for ~kBytesInFlightPerSm of loads per multiprocessor (each thread has
     // ilp vectors of x and of dout in flight).
     constexpr std::int64_t kBytesInFlightPerSm = 48 * 1024;
@@ -75,6 +75,13 @@ Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm
     // more, shorter units to split over blocks. On an H200, 4x256x4096 in 16-bit ran 6%
     // faster that way with SiLU (docs/perf.md, entry 73) and 5% without (entry 78).
     if (plan.ilp > 2 && dim < wanted_blocks()) size_tile(variant, row_vectors, vec, 2, threads, plan.ilp);
+    // 16-bit tiles by cp.async (on devices that have it; bwd_channel_first.cu,
+    // BF_CAN_STAGE_ASYNC): with SiLU always; without it where a thread takes more vectors
+    // than the kernel holds in registers (CC1D_BWD_CF_REG_ILP), or where DRAM is fast. On
+    // an H200 cp.async ran 5-6% faster on 4x5376x4096 and 8x2048x1024; on an H100 the
+    // same on 4x5376x4096 but 5-6% slower on 8x2048x1024 (docs/perf.md, entries 78-79).
+    plan.stage_async = elem_bytes == 2 &&
+                       (variant.activation == Activation::silu || fast_memory || plan.ilp > CC1D_BWD_CF_REG_ILP);
     plan.block.x = static_cast<unsigned>(threads);
     plan.shared_bytes = shared_bytes(variant, threads, plan.ilp, vec);
     plan.tile_len = std::int64_t(threads) * plan.ilp * vec;
@@ -101,7 +108,8 @@ Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm
 }  // namespace backward
 
 void backward_channel_first(Launcher& launcher, const Variant& variant, const BackwardArgs& args) {
-    const backward::Plan plan = backward::plan_channel_first(variant, args, launcher.multiprocessor_count());
+    const backward::Plan plan =
+        backward::plan_channel_first(variant, args, launcher.multiprocessor_count(), util::fast_memory(launcher));
     backward::run(launcher, variant, args, plan, backward::make_params(variant, args));
 }
 

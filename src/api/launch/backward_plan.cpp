@@ -120,6 +120,7 @@ void run(Launcher& launcher, const Variant& variant, const BackwardArgs& args, c
     p.units_per_part = plan.units_per_part;
     p.groups = plan.parts;
     p.ilp = plan.ilp;
+    p.stage_async = plan.stage_async;
     p.dw_mode = mode;
     // `parts` counts the rows in `partials` the reduce kernel sums: one on the atomic path.
     p.parts = mode == CC1D_DW_PARTIAL_ROWS ? plan.parts : 1;

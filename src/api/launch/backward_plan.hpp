@@ -21,11 +21,13 @@ struct Plan {
     std::int64_t units_per_part = 1;   // units a part (a block, or a block row) walks
     std::int64_t parts = 1;            // unit groups: partial rows of dweight/dbias sums
     int ilp = 1;                       // channel-first: vectors per thread per tile
+    bool stage_async = false;          // channel-first 16-bit: tiles staged by cp.async (where it can)
 };
 
 // The plans. `sm_count` sets how many blocks make the GPU busy; a larger count never
-// gives fewer parts (workspace_bound relies on that).
-Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm_count);
+// gives fewer parts (backward_workspace_bytes relies on that). `fast_memory`: the device's
+// DRAM is fast (util::fast_memory), which decides how channel-first 16-bit tiles are staged.
+Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm_count, bool fast_memory);
 Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_count);
 
 // Where the blocks put their dweight/dbias sums (CC1D_DW_*).

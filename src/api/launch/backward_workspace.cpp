@@ -1,17 +1,23 @@
 // Workspace a backward call needs when the caller brings its own (BackwardArgs::workspace).
+#include <algorithm>
+
 #include "api/launch/backward_plan.hpp"
 
 namespace cc1d::launch {
 
-// The plans depend on the device's multiprocessor count, which this query does not know;
-// more multiprocessors never mean fewer parts, so the plan for a generous count bounds
-// what any current GPU asks for (H200: 132 SMs, MI300X: 304 CUs).
+// The plans depend on the device's multiprocessor count and (channel-first) its memory
+// speed, which this query does not know; more multiprocessors never mean fewer parts, so
+// the plans for a generous count, on either memory, bound what any current GPU asks for
+// (H200: 132 SMs, MI300X: 304 CUs).
 std::size_t backward_workspace_bytes(const Variant& variant, const BackwardArgs& args) {
     constexpr int kManyMultiprocessors = 1024;
-    const backward::Plan plan = variant.layout == Layout::channel_last
-                                    ? backward::plan_channel_last(variant, args, kManyMultiprocessors)
-                                    : backward::plan_channel_first(variant, args, kManyMultiprocessors);
-    return backward::workspace_bytes(variant, args, plan);
+    if (variant.layout == Layout::channel_last)
+        return backward::workspace_bytes(variant, args, backward::plan_channel_last(variant, args, kManyMultiprocessors));
+    std::size_t bytes = 0;
+    for (bool fast_memory : {false, true})
+        bytes = std::max(bytes, backward::workspace_bytes(variant, args,
+                                                          backward::plan_channel_first(variant, args, kManyMultiprocessors, fast_memory)));
+    return bytes;
 }
 
 }  // namespace cc1d::launch
