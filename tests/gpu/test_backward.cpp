@@ -18,6 +18,7 @@
 #include "support/case_inputs.hpp"
 #include "support/covering.hpp"
 #include "support/gpu_checks.hpp"
+#include "support/scoped_env.hpp"
 
 using namespace cc1d;
 using namespace cc1d::test;
@@ -239,6 +240,36 @@ TEST_CASE("backward: a caller's workspace of the queried size, random contents b
                 INFO(v.name(), " | ", r.name(), " | seed ", seed);
                 run_backward_case(v, r, seed, true);
             }
+}
+
+TEST_CASE("backward: channel-first 16-bit tiles staged both ways (CC1D_MEMORY_GBPS)") {
+    // The 16-bit channel-first kernel stages a tile by cp.async or through registers, as
+    // the plan asks (backward_channel_first.cpp: with SiLU, for tiles of more than 2
+    // vectors a thread, or on fast DRAM). Both sides run here whatever the device: rows of
+    // 1031 steps (2 vectors a thread, staged by the memory speed) and of 4099 steps over
+    // 600 channels (4 vectors, cp.async on either), with and without SiLU, seq_idx and
+    // states rotated, views rotated (strided and misaligned views take the element-wise
+    // loads of either staging).
+    std::uint64_t index = 0;
+    for (const char* gbps : {"3000", "5000"}) {
+        ScopedEnv memory("CC1D_MEMORY_GBPS", gbps);
+        for (DType x : {DType::bf16, DType::fp16})
+            for (Activation act : {Activation::none, Activation::silu})
+                for (bool long_rows : {false, true}) {
+                    const int turn = static_cast<int>(index);
+                    const int width = std::array<int, 4>{2, 3, 4, 8}[static_cast<std::size_t>(turn % 4)];
+                    BackwardVariant v{Layout::channel_first, {x, x}, width, act, true, turn % 3 == 2, turn % 3 == 1,
+                                      turn % 3 == 1, true};
+                    const Run r = long_rows ? Run{1, 600, 4099, view_kind(turn, false), view_kind(turn + 1, false),
+                                                  view_kind(turn + 2, false), view_kind(0, false), true, false, v.initial_states}
+                                            : Run{3, 67, 1031, view_kind(turn, false), view_kind(turn + 1, false),
+                                                  view_kind(turn + 2, false), view_kind(0, false), turn % 2 == 0, false,
+                                                  v.initial_states};
+                    const std::uint32_t seed = case_seed(19, index++);
+                    INFO("CC1D_MEMORY_GBPS=", gbps, " | ", v.name(), " | ", r.name(), " | seed ", seed);
+                    run_backward_case(v, r, seed);
+                }
+    }
 }
 
 TEST_CASE("backward: channel-last calls of mid size walked in 128-step chunks") {

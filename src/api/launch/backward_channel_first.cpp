@@ -78,8 +78,8 @@ Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm
     // 16-bit tiles by cp.async (on devices that have it; bwd_channel_first.cu,
     // BF_CAN_STAGE_ASYNC): with SiLU always; without it where a thread takes more vectors
     // than the kernel holds in registers (CC1D_BWD_CF_REG_ILP), or where DRAM is fast. On
-    // an H200 cp.async ran 5-6% faster on 4x5376x4096 and 8x2048x1024; on an H100 the
-    // same on 4x5376x4096 but 5-6% slower on 8x2048x1024 (docs/perf.md, entries 78-79).
+    // an H200 cp.async ran 5-6% faster on 4x5376x4096 and on 8x2048x1024 at width 4; on an
+    // H100 as fast on 4x5376x4096, 5-6% slower on 8x2048x1024 (docs/perf.md, entries 78-79).
     plan.stage_async = elem_bytes == 2 &&
                        (variant.activation == Activation::silu || fast_memory || plan.ilp > CC1D_BWD_CF_REG_ILP);
     plan.block.x = static_cast<unsigned>(threads);
