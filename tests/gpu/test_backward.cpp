@@ -272,6 +272,25 @@ TEST_CASE("backward: channel-first 16-bit tiles staged both ways (CC1D_MEMORY_GB
     }
 }
 
+TEST_CASE("backward: fp32 channel-first calls of many channels, walks split into parts of at most 4 units") {
+    // 3 x 4800 x 2050 fp32: 9 (batch, tile) units a channel, channels for 3 waves on GPUs
+    // of up to 200 multiprocessors, so the plan splits each channel's walk into 3 parts
+    // (backward_channel_first.cpp) and the reduce kernel sums them; with and without
+    // SiLU, deterministic and atomic, views rotated.
+    std::uint64_t index = 0;
+    for (Activation act : {Activation::none, Activation::silu})
+        for (bool deterministic : {true, false}) {
+            const int turn = static_cast<int>(index);
+            BackwardVariant v{Layout::channel_first, {DType::fp32, DType::fp32}, turn % 2 ? 3 : 4, act, true, false,
+                              turn == 1, turn == 2, deterministic};
+            const Run r{3, 4800, 2050, view_kind(turn, false), view_kind(turn + 1, false), view_kind(turn + 2, false),
+                        view_kind(0, false), turn % 2 == 0, turn == 3, v.initial_states};
+            const std::uint32_t seed = case_seed(20, index++);
+            INFO(v.name(), " | ", r.name(), " | seed ", seed);
+            run_backward_case(v, r, seed);
+        }
+}
+
 TEST_CASE("backward: channel-last calls of mid size walked in 128-step chunks") {
     // 8 x 2051 x 1023: the wave-fitting chunk is under 128 steps and 128-step chunks keep
     // the grid at 1.5 blocks per multiprocessor or more (backward_channel_last.cpp), on

@@ -2,8 +2,11 @@
 // walks its chunk for the whole call, so a second wave would double the time), as full
 // as whole chunks allow, and never fewer parts for more multiprocessors (the workspace
 // query sizes for a generous count). Channel-first: tiles within the shared memory a
-// block gets without opting in, and the tile shapes the measurements chose.
+// block gets without opting in, the tile shapes and splits the measurements chose, and a
+// workspace query that covers the plan of any multiprocessor count.
 #include <algorithm>
+#include <array>
+#include <vector>
 
 #include <doctest/doctest.h>
 
@@ -173,6 +176,42 @@ TEST_CASE("channel-first backward plan: tiles within 48 KiB of shared memory, ev
                             CHECK((plan.tiles - 1) * plan.tile_len < std::max<std::int64_t>(seqlen, 1));
                             CHECK(plan.parts * plan.units_per_part >= 4 * plan.tiles);
                         }
+}
+
+TEST_CASE("channel-first backward plan: fp32 walks of at most 4 units where the channels fill 3 waves") {
+    const Variant fp32 = backward_variant(DType::fp32, Layout::channel_first);
+    // 4x5376x4096 fp32: 16 units a channel, 5376 channels >= 24 a multiprocessor: 4 parts of 4.
+    const backward::Plan large =
+        backward::plan_channel_first(fp32, channel_first_args(4, 5376, 4096, DType::fp32), kH200Multiprocessors, true);
+    CHECK(large.tiles == 4);
+    CHECK(large.parts == 4);
+    CHECK(large.units_per_part == 4);
+    // On a GPU of 256 multiprocessors the same channels fill under 3 waves: one walk.
+    CHECK(backward::plan_channel_first(fp32, channel_first_args(4, 5376, 4096, DType::fp32), 256, true).parts == 1);
+    // 8x2048x1024 fp32 (under a wave) and 16-bit calls keep one part.
+    CHECK(backward::plan_channel_first(fp32, channel_first_args(8, 2048, 1024, DType::fp32), kH200Multiprocessors, true)
+              .parts == 1);
+    const Variant bf16 = backward_variant(DType::bf16, Layout::channel_first);
+    CHECK(backward::plan_channel_first(bf16, channel_first_args(8, 5376, 8192, DType::bf16), kH200Multiprocessors, true)
+              .parts == 1);
+}
+
+TEST_CASE("channel-first backward plan: the workspace query covers the plan of every multiprocessor count") {
+    for (const DType dtype : {DType::fp32, DType::bf16})
+        for (const auto& shape : std::vector<std::array<std::int64_t, 3>>{
+                 {4, 5376, 4096}, {4, 256, 4096}, {16, 3, 4099}, {3, 4800, 2050}, {8, 2048, 1024}, {2, 20000, 777}}) {
+            Variant v = backward_variant(dtype, Layout::channel_first);
+            const BackwardArgs args = channel_first_args(shape[0], shape[1], shape[2], dtype);
+            const std::size_t query = launch::backward_workspace_bytes(v, args);
+            for (int sm_count = 1; sm_count <= 1024; sm_count += sm_count < 16 ? 1 : 7)
+                for (const bool fast_memory : {false, true}) {
+                    CAPTURE(to_string(dtype));
+                    CAPTURE(shape[1]);
+                    CAPTURE(sm_count);
+                    const backward::Plan plan = backward::plan_channel_first(v, args, sm_count, fast_memory);
+                    CHECK(backward::workspace_bytes(v, args, plan) <= query);
+                }
+        }
 }
 
 TEST_CASE("channel-first backward plan: the measured tile shapes") {

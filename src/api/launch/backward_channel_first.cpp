@@ -94,8 +94,21 @@ Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm
     // kernel (one more launch).
     constexpr std::int64_t kFewUnits = 2;
     const std::int64_t units = batch * plan.tiles;
-    const std::int64_t wanted_parts =
-        std::clamp<std::int64_t>(util::ceil_div(wanted_blocks(), std::max<std::int64_t>(dim, 1)), 1, std::max<std::int64_t>(units, 1));
+    std::int64_t wanted_parts = util::ceil_div(wanted_blocks(), std::max<std::int64_t>(dim, 1));
+    // fp32 calls whose channels alone fill several waves: walks of at most kDrainUnits
+    // units. A block holds its multiprocessor slot for its whole walk, so the grid's last
+    // wave drains over one walk's time with ever fewer blocks loading; shorter walks
+    // shorten that drain for the price of partial rows and the reduce launch. 4x5376x4096
+    // fp32 (16 units a channel, 3.4 waves) ran 1.6% / 0.6% faster without SiLU and 4.1% /
+    // 4.4% with it in 4 parts on an H200 / H100; 16-bit calls, issue-bound, lost 2-17% in
+    // more parts (a block's set-up and sums weigh more there), and calls under a wave lost
+    // too (docs/perf.md, entry 81). Fewer multiprocessors never give fewer parts here, more
+    // never fewer in the rule above: backward_workspace_bytes plans with both extremes.
+    constexpr std::int64_t kDrainUnits = 4;
+    constexpr std::int64_t kDrainChannelsPerSm = 24;   // 3 waves of 8 blocks an SM
+    if (elem_bytes == 4 && dim >= kDrainChannelsPerSm * std::max(sm_count, 1))
+        wanted_parts = std::max(wanted_parts, util::ceil_div(units, kDrainUnits));
+    wanted_parts = std::clamp<std::int64_t>(wanted_parts, 1, std::max<std::int64_t>(units, 1));
     // Two units per block cost less than a reduce launch (2x64x128 ran 4-19% slower in two
     // parts on an H100); four do not (4x256x512 4-14% faster in parts, with overlapped
     // launches; 0-5% without them, entry 23). docs/perf.md entry 42.

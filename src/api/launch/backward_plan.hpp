@@ -24,8 +24,10 @@ struct Plan {
     bool stage_async = false;          // channel-first 16-bit: tiles staged by cp.async (where it can)
 };
 
-// The plans. `sm_count` sets how many blocks make the GPU busy; a larger count never
-// gives fewer parts (backward_workspace_bytes relies on that). `fast_memory`: the device's
+// The plans. `sm_count` sets how many blocks make the GPU busy; channel-last: a larger
+// count never gives fewer parts; channel-first: the parts are the larger of a rule that
+// never gives fewer for a larger count and one that never gives fewer for a smaller
+// (backward_workspace_bytes relies on both). `fast_memory`: the device's
 // DRAM is fast (util::fast_memory), which decides how channel-first 16-bit tiles are staged.
 Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm_count, bool fast_memory);
 Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_count);
