@@ -275,8 +275,8 @@ TEST_CASE("backward: channel-first 16-bit tiles staged both ways (CC1D_MEMORY_GB
 TEST_CASE("backward: fp32 channel-first calls of many channels, walks split into parts of at most 4 units") {
     // 3 x 4800 x 2050 fp32: 9 (batch, tile) units a channel, channels for 3 waves on GPUs
     // of up to 200 multiprocessors, so the plan splits each channel's walk into 3 parts
-    // (backward_channel_first.cpp) and the reduce kernel sums them; with and without
-    // SiLU, deterministic and atomic, views rotated.
+    // (backward_channel_first.cpp), summed by the reduce kernel or by atomics; with and
+    // without SiLU, deterministic and atomic, views rotated.
     std::uint64_t index = 0;
     for (Activation act : {Activation::none, Activation::silu})
         for (bool deterministic : {true, false}) {
