@@ -82,6 +82,7 @@
 #define CC1D_REDUCE_SUM 0         // sum the partial rows in order into dweight/dbias
 #define CC1D_REDUCE_ZERO 1        // zero the atomic target of dw_mode before the main kernel
 #define CC1D_UPDATE_THREADS 128
+#define CC1D_VARLEN_FINISH_THREADS 128   // packed prefill's finishing kernel: most threads (channels) per block
 // How an update kernel walks its channels (cc1d_update_params.path).
 #define CC1D_UPD_PER_CHANNEL 0    // a thread per channel, straight on global memory (any strides)
 #define CC1D_UPD_STAGED 1         // rows through shared memory as 16-byte vectors (contiguous chunks)

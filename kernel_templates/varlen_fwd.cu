@@ -596,5 +596,5 @@ extern "C" __global__ void VL_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_varlen_params p) {
 // Phase 1, a kernel of its own so that its registers (the window of 2K values, K outputs
 // and K slot values) never limit the main kernel's blocks per SM.
 #if CC1D_HAS_INITIAL_STATES
-extern "C" __global__ void __launch_bounds__(128) CC1D_ENTRY_FINISH(cc1d_varlen_params p) { vl_finish_sequence(p); }
+extern "C" __global__ void __launch_bounds__(CC1D_VARLEN_FINISH_THREADS) CC1D_ENTRY_FINISH(cc1d_varlen_params p) { vl_finish_sequence(p); }
 #endif

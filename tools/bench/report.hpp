@@ -23,6 +23,8 @@ std::string to_markdown(const RunResult& run);
 // Shared by the text and file reports.
 std::string check_text(const CaseResult& result);
 std::string number_or_dash(const std::optional<double>& value, int decimals);
+// A field of a timing that may be missing (&TimingStats::median_us, min_us, max_us).
+std::optional<double> timing_field(const std::optional<TimingStats>& timing, double TimingStats::*field);
 // A case's row of the closing table and the Markdown table: label, shape, the per-call
 // timing, the graph replay's (where the run has one), compile, disk hit, host, check.
 std::vector<std::string> case_cells(const CaseResult& result, const RunResult& run);

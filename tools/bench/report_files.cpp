@@ -41,27 +41,24 @@ nlohmann::ordered_json case_json(const CaseResult& r, double copy_gb_per_s) {
     j["shape"] = shape;
     j["shape_text"] = c.shape_text();
     j["bytes"] = r.bytes;
-    j["median_us"] = optional_number(r.timing ? std::optional(r.timing->median_us) : std::nullopt);
-    j["min_us"] = optional_number(r.timing ? std::optional(r.timing->min_us) : std::nullopt);
-    j["max_us"] = optional_number(r.timing ? std::optional(r.timing->max_us) : std::nullopt);
+    j["median_us"] = optional_number(timing_field(r.timing, &TimingStats::median_us));
+    j["min_us"] = optional_number(timing_field(r.timing, &TimingStats::min_us));
+    j["max_us"] = optional_number(timing_field(r.timing, &TimingStats::max_us));
     j["reps"] = r.timing ? r.timing->reps : 0;
     j["gb_per_s"] = optional_number(r.gb_per_s());
     j["percent_of_copy"] = optional_number(r.percent_of_copy(copy_gb_per_s));
-    j["same_size_copy_us"] =
-        optional_number(r.same_size_copy ? std::optional(r.same_size_copy->median_us) : std::nullopt);
+    j["same_size_copy_us"] = optional_number(timing_field(r.same_size_copy, &TimingStats::median_us));
     j["percent_of_same_size_copy"] = optional_number(r.percent_of_same_size_copy());
     if (r.replay || !r.replay_note.empty()) {
         j["graph_replay"] = {
-            {"median_us", optional_number(r.replay ? std::optional(r.replay->median_us) : std::nullopt)},
-            {"min_us", optional_number(r.replay ? std::optional(r.replay->min_us) : std::nullopt)},
-            {"max_us", optional_number(r.replay ? std::optional(r.replay->max_us) : std::nullopt)},
+            {"median_us", optional_number(timing_field(r.replay, &TimingStats::median_us))},
+            {"min_us", optional_number(timing_field(r.replay, &TimingStats::min_us))},
+            {"max_us", optional_number(timing_field(r.replay, &TimingStats::max_us))},
             {"replays", r.replay ? r.replay->reps : 0},
             {"input_sets", r.replay_sets},
             {"gb_per_s", optional_number(r.gb_per_s(true))},
             {"percent_of_copy", optional_number(r.percent_of_copy(copy_gb_per_s, true))},
-            {"same_size_copy_us", optional_number(r.same_size_copy_replay
-                                                      ? std::optional(r.same_size_copy_replay->median_us)
-                                                      : std::nullopt)},
+            {"same_size_copy_us", optional_number(timing_field(r.same_size_copy_replay, &TimingStats::median_us))},
             {"percent_of_same_size_copy", optional_number(r.percent_of_same_size_copy(true))},
             {"note", r.replay_note.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.replay_note)}};
     }
@@ -95,10 +92,9 @@ nlohmann::ordered_json to_json(const RunResult& run) {
     j["target"] = run.target;
     j["copy_gb_per_s"] = run.copy_gb_per_s;
     j["copy_buffer_bytes"] = run.copy_buffer_bytes;
-    j["empty_kernel_us"] = optional_number(run.empty_kernel ? std::optional(run.empty_kernel->median_us) : std::nullopt);
+    j["empty_kernel_us"] = optional_number(timing_field(run.empty_kernel, &TimingStats::median_us));
     if (run.graph_replay)
-        j["empty_kernel_replay_us"] =
-            optional_number(run.empty_kernel_replay ? std::optional(run.empty_kernel_replay->median_us) : std::nullopt);
+        j["empty_kernel_replay_us"] = optional_number(timing_field(run.empty_kernel_replay, &TimingStats::median_us));
     if (!run.empty_kernel_note.empty()) j["empty_kernel_note"] = run.empty_kernel_note;
     j["bare_launch_host_us"] = optional_number(run.bare_launch_host_us);
     j["warmup"] = run.warmup;

@@ -11,6 +11,10 @@ std::string number_or_dash(const std::optional<double>& value, int decimals) {
     return value ? fmt::format("{:.{}f}", *value, decimals) : "-";
 }
 
+std::optional<double> timing_field(const std::optional<TimingStats>& timing, double TimingStats::*field) {
+    return timing ? std::optional((*timing).*field) : std::nullopt;
+}
+
 std::string check_text(const CaseResult& result) {
     if (!result.error.empty()) return "ERROR: " + result.error;
     if (!result.check) return "-";
@@ -43,17 +47,16 @@ std::string progress_summary(const CaseResult& result, double copy_gb_per_s, std
 }
 
 std::vector<std::string> case_cells(const CaseResult& r, const RunResult& run) {
-    const auto t = r.timing;
     std::vector<std::string> row{r.bench_case.label(),
                                  r.bench_case.shape_text(),
-                                 number_or_dash(t ? std::optional(t->median_us) : std::nullopt, 1),
-                                 number_or_dash(t ? std::optional(t->min_us) : std::nullopt, 1),
-                                 number_or_dash(t ? std::optional(t->max_us) : std::nullopt, 1),
+                                 number_or_dash(timing_field(r.timing, &TimingStats::median_us), 1),
+                                 number_or_dash(timing_field(r.timing, &TimingStats::min_us), 1),
+                                 number_or_dash(timing_field(r.timing, &TimingStats::max_us), 1),
                                  number_or_dash(r.gb_per_s(), 0),
                                  number_or_dash(r.percent_of_copy(run.copy_gb_per_s), 1),
                                  number_or_dash(r.percent_of_same_size_copy(), 1)};
     if (run.graph_replay)
-        row.insert(row.end(), {number_or_dash(r.replay ? std::optional(r.replay->median_us) : std::nullopt, 1),
+        row.insert(row.end(), {number_or_dash(timing_field(r.replay, &TimingStats::median_us), 1),
                                number_or_dash(r.percent_of_copy(run.copy_gb_per_s, true), 1),
                                number_or_dash(r.percent_of_same_size_copy(true), 1)});
     row.insert(row.end(), {number_or_dash(r.compile_s, 2), number_or_dash(r.disk_load_ms, 2),

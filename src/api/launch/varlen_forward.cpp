@@ -92,7 +92,7 @@ void varlen_forward(Launcher& launcher, const Variant& variant, const VarlenForw
 
     if (variant.initial_states && p.num_seqs > 0 && variant.width > 1) {
         device::Dim3 states_block;
-        states_block.x = static_cast<unsigned>(std::min<std::int64_t>(128, util::ceil_div(p.dim, 32) * 32));
+        states_block.x = static_cast<unsigned>(std::min<std::int64_t>(CC1D_VARLEN_FINISH_THREADS, util::ceil_div(p.dim, 32) * 32));
         // (Plain when it is the call's first kernel: the launcher sees to that.)
         launcher.launch_overlapped(Kernel::finish, util::flat_grid(p.num_seqs * util::ceil_div(p.dim, states_block.x)),
                                    states_block, 0, &p, sizeof(p));
