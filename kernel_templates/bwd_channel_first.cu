@@ -17,6 +17,8 @@
 //      after the tile get their g too (dx near the tile end needs g[t .. t+K]); -- barrier
 //   3. dx[t] = sum_k w[k] g[t+K-k] from the own g (registers) and the next K (shared
 //      memory), plus dfinal near the row end; tile 0 also writes dinitial_states.
+// fp32 without SiLU, g is dout itself: phase 2 writes no g, phase 3 reads the staged
+// dout, and the next unit stages its dout into a second buffer (BF_G_IS_DOUT).
 // Shared memory reads are 16-byte vectors at consecutive addresses per thread (x halo,
 // g halo, seq ids), so they are free of bank conflicts (fp32) or 2-way at worst (16-bit).
 // Nothing per vector stays in registers across a barrier and the compute loops take one
@@ -53,6 +55,15 @@ constexpr int kBfIlp = CC1D_BWD_CF_ILP((int)sizeof(x_t));   // most vectors per 
 // With SiLU the host always asks for it: the kernel carries no register-staged path then
 // (whose registers would count against the cp.async one's).
 #define BF_ALWAYS_ASYNC (BF_CAN_STAGE_ASYNC && CC1D_SILU)
+// fp32 without SiLU: the gradient at the conv output is dout itself (0 at padding
+// positions), so phase 2 only sums dw/db and the dx pass reads dout from its staged tile.
+// The next unit stages its dout into a second buffer meanwhile (units alternate between
+// the two, bf_shared::to_other_d), in the place of the g section (the same size in fp32),
+// so the barriers stay where they are. 0.2-4.5% faster on an H200; 16-bit tiles, whose
+// second dout buffer is half their g section (more blocks per SM), ran 2-5% slower on
+// 4x5376x4096 and 8x2048x1024, and with a barrier before the next unit's loads instead
+// of a second buffer 2-9% slower elsewhere (docs/perf.md, entries 84-85).
+#define BF_G_IS_DOUT (!CC1D_SILU && CC1D_X_DTYPE == 0)
 // Vectors a thread stages through registers: where cp.async could take the longer tiles
 // the host keeps register-staged ones at CC1D_BWD_CF_REG_ILP, so only those are held.
 constexpr int kBfRegIlp = BF_CAN_STAGE_ASYNC ? CC1D_BWD_CF_REG_ILP : kBfIlp;
@@ -77,7 +88,8 @@ constexpr int kBfRegIlp = BF_CAN_STAGE_ASYNC ? CC1D_BWD_CF_REG_ILP : kBfIlp;
 struct bf_shared {
     cc1d_vec16* x;   // [kBfHalo + tile_vecs + kBfHalo] raw x̃: history, tile, K after (silu)
     cc1d_vec16* d;   // [tile_vecs + kBfHalo] raw dout: tile, K after
-    float* g;        // [tile_len + kBfGPad] g of the tile's positions and of the K after it
+    float* g;        // [tile_len + kBfGPad] g of the tile's positions and of the K after it (silu only)
+    int to_other_d;  // BF_G_IS_DOUT: d + to_other_d is the other dout buffer (the next unit's), else 0
     int* ids;        // [kBfHaloElems + tile_len + kBfHaloElems] seq ids (seq_idx only)
     float* fin;      // [kBfGPad] dfinal_states of the row (final_states only)
     float* red;      // [blockDim.x / 32][CC1D_BWD_SUMS] per-warp sums
@@ -92,8 +104,10 @@ CC1D_DEVICE bf_shared bf_carve(cc1d_vec16* base, int tile_vecs) {
     q += (2 * kBfHalo + tile_vecs) * 16;
     s.d = reinterpret_cast<cc1d_vec16*>(q);
     q += (tile_vecs + kBfHalo) * 16;
+    s.to_other_d = BF_G_IS_DOUT ? tile_vecs + kBfHalo : 0;
+    q += s.to_other_d * 16;
     s.g = reinterpret_cast<float*>(q);
-    q += (tile_len + kBfGPad) * 4;
+    q += BF_G_IS_DOUT ? 0 : (tile_len + kBfGPad) * 4;
     s.ids = reinterpret_cast<int*>(q);
     q += CC1D_HAS_SEQ_IDX ? (2 * kBfHaloElems + tile_len) * 4 : 0;
     s.fin = reinterpret_cast<float*>(q);
@@ -186,6 +200,18 @@ struct bf_tile {
     const int* seq_row;
 };
 
+// g at tile position u (0 <= u < tile_len + K), as phase 2 leaves it.
+CC1D_DEVICE float bf_g_at(const bf_shared& s, int u) {
+#if BF_G_IS_DOUT
+#if CC1D_HAS_SEQ_IDX
+    if (s.ids[kBfHaloElems + u] < 0) return 0.0f;   // padding
+#endif
+    return cc1d_to_float(reinterpret_cast<const x_t*>(s.d)[u]);
+#else
+    return s.g[u];
+#endif
+}
+
 // dinitial_states[j] = sum_k w[k] g[j-k] over 0 <= j-k < L (same sequence as position 0)
 // + dfinal[j-L] for j >= L. Tile 0 holds g[0 .. K) in shared memory.
 CC1D_DEVICE void bf_dinit(const cc1d_bwd_params& p, const bf_shared& s, const bf_tile& t, const float (&w)[CC1D_WIDTH]) {
@@ -200,7 +226,7 @@ CC1D_DEVICE void bf_dinit(const cc1d_bwd_params& p, const bf_shared& s, const bf
 #if CC1D_HAS_SEQ_IDX
         if (s.ids[kBfHaloElems + u] != s.ids[kBfHaloElems - 1]) continue;   // id of position -1 = seq_idx[b, 0]
 #endif
-        acc = fmaf(w[k], s.g[u], acc);
+        acc = fmaf(w[k], bf_g_at(s, u), acc);
     }
 #if CC1D_HAS_FINAL_STATES
     if (j >= t.L) acc += s.fin[j - t.L];   // final_states[i] = x̃[L-K+i] = initial_states[L+i] when L < K
@@ -283,7 +309,7 @@ CC1D_DEVICE void bf_grad_pass(const cc1d_bwd_params& p, const bf_shared& s, cons
         }
         // Zeros past the row end too: dx of the last positions reads them.
 #pragma unroll
-        for (int q = 0; q < CC1D_VEC / 4; ++q) {
+        for (int q = 0; q < (BF_G_IS_DOUT ? 0 : CC1D_VEC / 4); ++q) {
             cc1d_vec16 v;
 #pragma unroll
             for (int c = 0; c < 4; ++c) v.w[c] = (unsigned int)__float_as_int(g[q * 4 + c]);
@@ -298,7 +324,7 @@ CC1D_DEVICE void bf_grad_pass(const cc1d_bwd_params& p, const bf_shared& s, cons
 CC1D_DEVICE void bf_grad_after(const cc1d_bwd_params& p, const bf_shared& s, const bf_tile& t, const float (&w)[CC1D_WIDTH],
                                float bias) {
     const int j = threadIdx.x;
-    if (j >= CC1D_K) return;
+    if (BF_G_IS_DOUT || j >= CC1D_K) return;
     const cc1d_i64 pos = t.t0 + t.tile_len + j;
     float gv = 0.0f;
     if (pos < t.L) {
@@ -329,7 +355,7 @@ CC1D_DEVICE void bf_grad_after(const cc1d_bwd_params& p, const bf_shared& s, con
 // dx of the tile's own vectors (phase 3 of the header comment). The own g is read back
 // from shared memory rather than kept in registers across the barrier: that keeps the
 // kernel within the register budget ptxas aims for (no spills) at the cost of one more
-// conflict-free 16-byte read per 4 positions.
+// conflict-free 16-byte read per 4 positions. BF_G_IS_DOUT: g is the staged dout.
 CC1D_DEVICE void bf_dx_pass(const cc1d_bwd_params& p, const bf_shared& s, const bf_tile& t, const float (&w)[CC1D_WIDTH]) {
     const int nt = blockDim.x, tid = threadIdx.x;
 #pragma unroll 1
@@ -338,6 +364,16 @@ CC1D_DEVICE void bf_dx_pass(const cc1d_bwd_params& p, const bf_shared& s, const 
         const cc1d_i64 pos = t.t0 + (cc1d_i64)j * CC1D_VEC;
         if (pos >= t.L) break;
         // gw[m] = g[pos + m]: the own vector and the next K.
+#if BF_G_IS_DOUT
+        float gw[CC1D_VEC + CC1D_K];
+#pragma unroll
+        for (int h = 0; h < kBfHalo + 1; ++h) {
+            const cc1d_vec16 v = s.d[j + h];
+#pragma unroll
+            for (int e = 0; e < CC1D_VEC; ++e)
+                if (h * CC1D_VEC + e < CC1D_VEC + CC1D_K) gw[h * CC1D_VEC + e] = cc1d_v16_float(v, e);
+        }
+#else
         float gw[CC1D_VEC + kBfGPad];
 #pragma unroll
         for (int q = 0; q < (CC1D_VEC + kBfGPad) / 4; ++q) {
@@ -345,6 +381,7 @@ CC1D_DEVICE void bf_dx_pass(const cc1d_bwd_params& p, const bf_shared& s, const 
 #pragma unroll
             for (int c = 0; c < 4; ++c) gw[q * 4 + c] = __int_as_float((int)v.w[c]);
         }
+#endif
 #if CC1D_HAS_SEQ_IDX
         int ids[CC1D_VEC + kBfGPad];   // ids[m] = seq id of pos + m
         const cc1d_vec16* ids4 = reinterpret_cast<const cc1d_vec16*>(s.ids + kBfHaloElems + j * CC1D_VEC);
@@ -367,6 +404,9 @@ CC1D_DEVICE void bf_dx_pass(const cc1d_bwd_params& p, const bf_shared& s, const 
                 acc = fmaf(w[k], gw[e + CC1D_K - k], acc);
 #endif
             }
+#if BF_G_IS_DOUT && CC1D_HAS_SEQ_IDX
+            if (ids[e] < 0) acc = 0.0f;   // padding: every g it sums is 0 (same id), not dout
+#endif
 #if CC1D_HAS_FINAL_STATES
             // final_states[i] = x̃[L-K+i]: its gradient flows straight back.
             const cc1d_i64 f = pos + e - (t.L - CC1D_K);
@@ -537,7 +577,7 @@ extern "C" __global__ void BF_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
     // The reduce kernel may be scheduled now; it waits for this one to finish.
     cc1d_allow_dependent_launch();
     const int tile_vecs = (int)blockDim.x * p.ilp;
-    const bf_shared s = bf_carve(bf_smem, tile_vecs);
+    bf_shared s = bf_carve(bf_smem, tile_vecs);
 
     // The launcher flattens part * dim + d into x (and y past 2^24 blocks); it pads the last row.
     const cc1d_i64 block = (cc1d_i64)blockIdx.y * gridDim.x + blockIdx.x;
@@ -580,6 +620,8 @@ extern "C" __global__ void BF_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
     for (cc1d_i64 u = first; u < last; ++u) {
         t.t0 = t.tile * t.tile_len;
         bf_unit(p, s, t, u == first, lane_tap, w, bias, dw, db);
+        s.d += s.to_other_d;   // BF_G_IS_DOUT: the next unit's dout goes to the other buffer
+        s.to_other_d = -s.to_other_d;
         if (++t.tile == p.tiles) {
             t.tile = 0;
             ++t.b;

@@ -272,6 +272,31 @@ TEST_CASE("backward: channel-first 16-bit tiles staged both ways (CC1D_MEMORY_GB
     }
 }
 
+TEST_CASE("backward: fp32 channel-first walks without SiLU, dout buffers alternating by unit") {
+    // Without SiLU the fp32 kernel's dx pass reads dout from the staged tile while the next
+    // unit stages its dout into the other of two buffers (bwd_channel_first.cu,
+    // BF_G_IS_DOUT). Walks of 2 units (calls of 2 units a channel take one block): two
+    // tiles of one row (dx at the first tile's end reads the second's dout halo), and two
+    // batch rows of one tile each; lengths even and odd, widths up to 16, seq_idx and
+    // states rotated, contiguous and rotated views. Small enough for the sanitizers.
+    MainBackwardKernelsOnly main_kernels;   // calls this small would take bwd_small.cu
+    std::uint64_t index = 0;
+    for (const auto& shape : std::vector<std::array<std::int64_t, 2>>{{1, 1000}, {2, 500}, {1, 999}, {2, 131}})
+        for (bool seq_idx : {false, true}) {
+            const int turn = static_cast<int>(index);
+            const int width = std::array<int, 4>{4, 16, 3, 2}[static_cast<std::size_t>(turn % 4)];
+            BackwardVariant v{Layout::channel_first, {DType::fp32, DType::fp32}, width, Activation::none, turn % 3 != 0,
+                              seq_idx, turn % 2 == 0, turn % 3 != 1, turn % 4 != 3};
+            const int views = turn % 2 == 0 ? 0 : turn;   // contiguous (whole vectors) or rotated
+            const Run r{shape[0], 37, shape[1], view_kind(views, false), view_kind(views ? views + 1 : 0, false),
+                        view_kind(views ? views + 2 : 0, false), view_kind(views, false), turn % 2 == 1, turn == 5,
+                        v.initial_states};
+            const std::uint32_t seed = case_seed(22, index++);
+            INFO(v.name(), " | ", r.name(), " | seed ", seed);
+            run_backward_case(v, r, seed);
+        }
+}
+
 TEST_CASE("backward: fp32 channel-first calls of many channels, walks split into parts of at most 4 units") {
     // 3 x 4800 x 2050 fp32: 9 (batch, tile) units a channel, channels for 3 waves on GPUs
     // of up to 200 multiprocessors, so the plan splits each channel's walk into 3 parts
