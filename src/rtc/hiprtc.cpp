@@ -37,7 +37,12 @@ struct HiprtcApi {
     decltype(&hiprtcGetProgramLog) log = nullptr;
     decltype(&hiprtcGetCodeSize) code_size = nullptr;
     decltype(&hiprtcGetCode) code = nullptr;
-    int major = 0, minor = 0;
+    // hipRuntimeGetVersion where the same library has it (ROCm 5's libamdhip64 holds
+    // HIPRTC and the runtime; ROCm 6's libhiprtc holds HIPRTC alone).
+    int (*runtime_version)(int*) = nullptr;
+    int major = 0, minor = 0;   // the ROCm release, where known (release_known)
+    std::string release;        // "5.2.21153", or hiprtcVersion's "9.0" where nothing better is known
+    bool release_known = false;
 };
 
 // ROCm 6 ships libhiprtc separately; ROCm 5 (Debian's packages) keeps it inside libamdhip64.
@@ -57,13 +62,29 @@ const HiprtcApi& api() {
         "HIPRTC", library_candidates(),
         [](HiprtcApi& api) {
             const auto& lib = api.library;
+            lib.resolve(api.runtime_version, "hipRuntimeGetVersion");   // optional
             return lib.resolve(api.version, "hiprtcVersion") && lib.resolve(api.error_string, "hiprtcGetErrorString") &&
                    lib.resolve(api.create, "hiprtcCreateProgram") && lib.resolve(api.destroy, "hiprtcDestroyProgram") &&
                    lib.resolve(api.compile, "hiprtcCompileProgram") && lib.resolve(api.log_size, "hiprtcGetProgramLogSize") &&
                    lib.resolve(api.log, "hiprtcGetProgramLog") && lib.resolve(api.code_size, "hiprtcGetCodeSize") &&
                    lib.resolve(api.code, "hiprtcGetCode");
         },
-        [](HiprtcApi& api) { api.version(&api.major, &api.minor); });
+        [](HiprtcApi& api) {
+            // HIPRTC's own version is no release number: through ROCm 6.0 at least,
+            // hiprtcVersion reports a fixed 9.0 (the CUDA version it once mirrored). The
+            // runtime beside it knows the release: HIP_VERSION = major * 10^7 + minor *
+            // 10^5 + patch (50221153 for Debian's 5.2.3).
+            int hiprtc_major = 0, hiprtc_minor = 0;
+            api.version(&hiprtc_major, &hiprtc_minor);
+            api.release = fmt::format("{}.{}", hiprtc_major, hiprtc_minor);
+            int runtime = 0;
+            if (api.runtime_version && api.runtime_version(&runtime) == 0 && runtime > 0) {
+                api.major = runtime / 10000000;
+                api.minor = runtime / 100000 % 100;
+                api.release = fmt::format("{}.{}.{}", api.major, api.minor, runtime % 100000);
+                api.release_known = true;
+            }
+        });
 }
 
 class HiprtcCompiler final : public Compiler {
@@ -71,18 +92,19 @@ public:
     HiprtcCompiler() : hiprtc_(api()) {}
 
     std::string backend() const override { return "hip"; }
-    std::string identity() override { return fmt::format("hiprtc-{}.{}", hiprtc_.major, hiprtc_.minor); }
+    std::string identity() override { return "hiprtc-" + hiprtc_.release; }
     bool accepts_target(const std::string& target) const override { return is_gfx_target(target); }
 
     std::vector<std::string> options(const std::string& target) override {
         if (!is_gfx_target(target))
             fail(ErrorCode::invalid_argument, "target '{}': expected a gfx target id for HIPRTC", target);
         // HIPRTC before ROCm 5.7 aborts the whole process on gfx94x (MI300) instead of
-        // reporting an error, so refuse those targets up front.
-        const bool before_5_7 = hiprtc_.major < 5 || (hiprtc_.major == 5 && hiprtc_.minor < 7);
+        // reporting an error, so refuse those targets up front. A library without the
+        // runtime beside it (release unknown) is a separate libhiprtc, as ROCm 6 ships it.
+        const bool before_5_7 = hiprtc_.release_known && (hiprtc_.major < 5 || (hiprtc_.major == 5 && hiprtc_.minor < 7));
         if (before_5_7 && target.rfind("gfx94", 0) == 0)
-            fail(ErrorCode::unsupported, "target '{}': this HIPRTC ({}.{}) cannot compile for gfx94x; ROCm 5.7 or newer is needed",
-                 target, hiprtc_.major, hiprtc_.minor);
+            fail(ErrorCode::unsupported, "target '{}': this HIPRTC (ROCm {}) cannot compile for gfx94x; ROCm 5.7 or newer is needed",
+                 target, hiprtc_.release);
         return {"--offload-arch=" + target, "-O3", "-std=c++17"};
     }
 
