@@ -307,7 +307,8 @@ CC1D_DEVICE void bf_grad_pass(const cc1d_bwd_params& p, const bf_shared& s, cons
                 }
             }
         }
-        // Zeros past the row end too: dx of the last positions reads them.
+        // Zeros past the row end too: dx of the last positions reads them. (BF_G_IS_DOUT:
+        // nothing to store, the dx pass reads the staged dout.)
 #pragma unroll
         for (int q = 0; q < (BF_G_IS_DOUT ? 0 : CC1D_VEC / 4); ++q) {
             cc1d_vec16 v;

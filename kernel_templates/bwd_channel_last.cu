@@ -146,12 +146,12 @@ CC1D_DEVICE bl_raw bl_load(const x_t* at, cc1d_i64 sc, const bl_lane& lane) {
 }
 // kBlCpt contiguous channels at `at`, aligned for one access where kBlBytes >= 4.
 CC1D_DEVICE void bl_store_aligned(x_t* at, const bl_raw& r) {
-    if (kBlBytes >= 4) {
+    if constexpr (kBlBytes >= 4) {
         *reinterpret_cast<bl_raw*>(at) = r;
-        return;
-    }
+    } else {   // (a discarded branch: NVRTC warned of an unreachable loop where it could not run)
 #pragma unroll
-    for (int e = 0; e < kBlCpt; ++e) at[e] = cc1d_of_bits<x_t>((r.w[e >> 1] >> ((e & 1) * 16)) & 0xffffu);
+        for (int e = 0; e < kBlCpt; ++e) at[e] = cc1d_of_bits<x_t>((r.w[e >> 1] >> ((e & 1) * 16)) & 0xffffu);
+    }
 }
 CC1D_DEVICE void bl_store(x_t* at, cc1d_i64 sc, const bl_lane& lane, const bl_raw& r) {
     if (lane.vec) {
