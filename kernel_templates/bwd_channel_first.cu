@@ -20,7 +20,8 @@
 // fp32 without SiLU, g is dout itself: phase 2 writes no g, phase 3 reads the staged
 // dout, and the next unit stages its dout into a second buffer (BF_G_IS_DOUT).
 // Shared memory reads are 16-byte vectors at consecutive addresses per thread (x halo,
-// g halo, seq ids), so they are free of bank conflicts (fp32) or 2-way at worst (16-bit).
+// g halo, seq ids), and g is stored in planes of 16-byte quarters (bf_g_index), so a
+// warp's 16-byte accesses are free of bank conflicts.
 // Nothing per vector stays in registers across a barrier and the compute loops take one
 // vector at a time: that keeps the narrow widths within the ~64 registers ptxas aims for
 // (occupancy, hence bytes in flight) without spilling.
@@ -64,6 +65,21 @@ constexpr int kBfIlp = CC1D_BWD_CF_ILP((int)sizeof(x_t));   // most vectors per 
 // 4x5376x4096 and 8x2048x1024, and with a barrier before the next unit's loads instead
 // of a second buffer 2-9% slower elsewhere (docs/perf.md, entries 84-85).
 #define BF_G_IS_DOUT (!CC1D_SILU && CC1D_X_DTYPE == 0)
+// g is kept in fp32: 16 bytes for each 4 positions, so a 16-bit vector's g is two such
+// quarters. Quarter r of every vector goes to plane r, so thread j's 16-byte writes and
+// reads of a plane sit next to thread j+1's: a 32-byte slot per vector put two lanes of
+// each quarter-warp on the same banks, twice the wavefronts (on an H200, 43% of the
+// 16-bit kernel's shared-memory load wavefronts and 54% of its store wavefronts were such
+// conflicts). fp32 vectors are one quarter: one plane, positions in order.
+constexpr int kBfGPlanes = CC1D_VEC / 4;
+constexpr int kBfGAfterVecs = (kBfGPad + CC1D_VEC - 1) / CC1D_VEC;   // vectors after the tile with g (dx reads)
+// 16-bit tiles start at a 128-byte boundary of shared memory, and so do their dout
+// vectors: a warp's cp.async copies then land line for line as they leave the 128-byte
+// lines of the row. Tiles 16 and 32 bytes off a boundary (the history vector before
+// them, the x̃ section's length) ran 2.5-5.8% slower without SiLU on an H200 (with planes
+// of g as well: 3.5-8%, SiLU 2.9-5.5%; docs/perf.md, entry 86). fp32 keeps its layout.
+constexpr int kBfXLead = CC1D_X_DTYPE != 0 ? 8 : kBfHalo;   // x̃ vectors before the tile's own (the history last)
+constexpr int kBfXVecs = CC1D_X_DTYPE != 0 ? 8 : 1;         // the x̃ section is a multiple of this many vectors
 // Vectors a thread stages through registers: where cp.async could take the longer tiles
 // the host keeps register-staged ones at CC1D_BWD_CF_REG_ILP, so only those are held.
 constexpr int kBfRegIlp = BF_CAN_STAGE_ASYNC ? CC1D_BWD_CF_REG_ILP : kBfIlp;
@@ -86,9 +102,10 @@ constexpr int kBfRegIlp = BF_CAN_STAGE_ASYNC ? CC1D_BWD_CF_REG_ILP : kBfIlp;
 #endif
 
 struct bf_shared {
-    cc1d_vec16* x;   // [kBfHalo + tile_vecs + kBfHalo] raw x̃: history, tile, K after (silu)
+    cc1d_vec16* x;   // [kBfHalo + tile_vecs + kBfHalo] raw x̃: history, tile, K after (silu); x[kBfHalo] 128-byte aligned in 16-bit
     cc1d_vec16* d;   // [tile_vecs + kBfHalo] raw dout: tile, K after
-    float* g;        // [tile_len + kBfGPad] g of the tile's positions and of the K after it (silu only)
+    float* g;        // [kBfGPlanes][tile_vecs + kBfGAfterVecs][4] g of the tile's positions and of the K after it
+    int g_plane;     // float4s per plane
     int to_other_d;  // BF_G_IS_DOUT: d + to_other_d is the other dout buffer (the next unit's), else 0
     int* ids;        // [kBfHaloElems + tile_len + kBfHaloElems] seq ids (seq_idx only)
     float* fin;      // [kBfGPad] dfinal_states of the row (final_states only)
@@ -100,14 +117,15 @@ CC1D_DEVICE bf_shared bf_carve(cc1d_vec16* base, int tile_vecs) {
     const int tile_len = tile_vecs * CC1D_VEC;
     char* q = reinterpret_cast<char*>(base);
     bf_shared s;
-    s.x = reinterpret_cast<cc1d_vec16*>(q);
-    q += (2 * kBfHalo + tile_vecs) * 16;
+    s.x = reinterpret_cast<cc1d_vec16*>(q) + (kBfXLead - kBfHalo);
+    q += (kBfXLead + tile_vecs + kBfHalo + kBfXVecs - 1) / kBfXVecs * kBfXVecs * 16;
     s.d = reinterpret_cast<cc1d_vec16*>(q);
     q += (tile_vecs + kBfHalo) * 16;
     s.to_other_d = BF_G_IS_DOUT ? tile_vecs + kBfHalo : 0;
     q += s.to_other_d * 16;
     s.g = reinterpret_cast<float*>(q);
-    q += BF_G_IS_DOUT ? 0 : (tile_len + kBfGPad) * 4;
+    s.g_plane = tile_vecs + kBfGAfterVecs;
+    q += BF_G_IS_DOUT ? 0 : kBfGPlanes * s.g_plane * 16;
     s.ids = reinterpret_cast<int*>(q);
     q += CC1D_HAS_SEQ_IDX ? (2 * kBfHaloElems + tile_len) * 4 : 0;
     s.fin = reinterpret_cast<float*>(q);
@@ -200,6 +218,20 @@ struct bf_tile {
     const int* seq_row;
 };
 
+// Index in s.g of the g at tile position u (0 <= u < tile_len + K): plane, vector, lane.
+CC1D_DEVICE int bf_g_index(const bf_shared& s, int u) {
+    if (kBfGPlanes == 1) return u;
+    const int e = u % CC1D_VEC;
+    return ((e / 4) * s.g_plane + u / CC1D_VEC) * 4 + e % 4;
+}
+
+// The 16-byte quarter r of the g of vector j (quarters past the vector's own belong to
+// the vectors after it).
+CC1D_DEVICE cc1d_vec16* bf_g_quarter(const bf_shared& s, int j, int r) {
+    if (kBfGPlanes == 1) return reinterpret_cast<cc1d_vec16*>(s.g + j * CC1D_VEC) + r;   // (fp32: as it always was)
+    return reinterpret_cast<cc1d_vec16*>(s.g) + r % kBfGPlanes * s.g_plane + j + r / kBfGPlanes;
+}
+
 // g at tile position u (0 <= u < tile_len + K), as phase 2 leaves it.
 CC1D_DEVICE float bf_g_at(const bf_shared& s, int u) {
 #if BF_G_IS_DOUT
@@ -208,7 +240,7 @@ CC1D_DEVICE float bf_g_at(const bf_shared& s, int u) {
 #endif
     return cc1d_to_float(reinterpret_cast<const x_t*>(s.d)[u]);
 #else
-    return s.g[u];
+    return s.g[bf_g_index(s, u)];
 #endif
 }
 
@@ -314,7 +346,7 @@ CC1D_DEVICE void bf_grad_pass(const cc1d_bwd_params& p, const bf_shared& s, cons
             cc1d_vec16 v;
 #pragma unroll
             for (int c = 0; c < 4; ++c) v.w[c] = (unsigned int)__float_as_int(g[q * 4 + c]);
-            reinterpret_cast<cc1d_vec16*>(s.g + j * CC1D_VEC)[q] = v;
+            *bf_g_quarter(s, j, q) = v;
         }
     }
     (void)bias;
@@ -349,7 +381,7 @@ CC1D_DEVICE void bf_grad_after(const cc1d_bwd_params& p, const bf_shared& s, con
 #endif
         (void)m;
     }
-    s.g[t.tile_len + j] = gv;
+    s.g[bf_g_index(s, t.tile_len + j)] = gv;
     (void)p; (void)w; (void)bias;
 }
 
@@ -378,7 +410,7 @@ CC1D_DEVICE void bf_dx_pass(const cc1d_bwd_params& p, const bf_shared& s, const 
         float gw[CC1D_VEC + kBfGPad];
 #pragma unroll
         for (int q = 0; q < (CC1D_VEC + kBfGPad) / 4; ++q) {
-            const cc1d_vec16 v = reinterpret_cast<const cc1d_vec16*>(s.g + j * CC1D_VEC)[q];
+            const cc1d_vec16 v = *bf_g_quarter(s, j, q);
 #pragma unroll
             for (int c = 0; c < 4; ++c) gw[q * 4 + c] = __int_as_float((int)v.w[c]);
         }

@@ -25,6 +25,7 @@
 
 constexpr int kCfHalo = (CC1D_K + CC1D_VEC - 1) / CC1D_VEC;   // vectors of history per tile
 constexpr int kCfHaloElems = kCfHalo * CC1D_VEC;
+constexpr int kCfStagedLead = (kCfHalo + 7) / 8 * 8;   // shared vectors before the staged kernel's tile
 
 // x̃ at a position before the row start: initial_states when given, else 0.
 CC1D_DEVICE x_t cf_before_start(const cc1d_fwd_params& p, cc1d_i64 b, cc1d_i64 d, cc1d_i64 pos) {
@@ -99,7 +100,12 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
 
     const x_t* xrow = reinterpret_cast<const x_t*>(p.x) + b * p.x_stride_b + d * p.x_stride_d;
     x_t* orow = reinterpret_cast<x_t*>(p.out) + b * p.out_stride_b + d * p.out_stride_d;
-    cc1d_vec16* s_x = cf_smem;   // s_x[kCfHalo + j] = tile vector j; s_x[0..kCfHalo) = halo
+    // s_x[kCfHalo + j] = tile vector j; s_x[0..kCfHalo) = halo. The staged kernel's tile
+    // starts at a 128-byte boundary, so a warp's cp.async copies land line for line as they
+    // leave the row's 128-byte lines (kCfStagedLead vectors before it, which
+    // forward_channel_first.cpp counts): on an H200 4x5376x4096 ran 4.9% faster than with
+    // the tile 16 bytes off a boundary (docs/perf.md, entry 86).
+    cc1d_vec16* s_x = cf_smem + (kStaged ? kCfStagedLead - kCfHalo : 0);
 
     // ---- 1. loads: tile, halo, (seq ids), weights; all issued before the barrier ----
     if (kStaged && CC1D_HAS_ASYNC_COPY && vector_ok) {

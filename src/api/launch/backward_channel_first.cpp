@@ -17,9 +17,11 @@ unsigned shared_bytes(const Variant& v, int threads, int ilp, int vec) {
     const int tile_vecs = threads * ilp;
     const int tile_len = tile_vecs * vec;
     const bool g_is_dout = v.activation != Activation::silu && v.x_dtype == DType::fp32;   // BF_G_IS_DOUT
-    int bytes = (2 * halo + tile_vecs) * 16;            // x̃: history, tile, K after
+    // x̃: history, tile, K after; 16-bit tiles and dout at 128-byte boundaries (kBfXLead, kBfXVecs)
+    const int x_lead = vec == 8 ? 8 : halo, x_round = vec == 8 ? 8 : 1;
+    int bytes = (x_lead + tile_vecs + halo + x_round - 1) / x_round * x_round * 16;
     bytes += (tile_vecs + halo) * 16 * (g_is_dout ? 2 : 1);   // dout: tile, K after (and the next unit's)
-    if (!g_is_dout) bytes += (tile_len + gpad) * 4;     // g
+    if (!g_is_dout) bytes += vec / 4 * (tile_vecs + (gpad + vec - 1) / vec) * 16;   // g: planes of 16-byte quarters
     if (v.seq_idx) bytes += (2 * halo * vec + tile_len) * 4;   // seq ids
     if (v.final_states) bytes += gpad * 4;              // dfinal
     bytes += threads / 32 * (v.width + 1) * 4;          // per-warp sums

@@ -55,10 +55,13 @@ void forward_channel_first(Launcher& launcher, const Variant& variant, const For
     if (variant.seq_idx) shared += span_vecs * vec * 4;
 
     const std::int64_t blocks = p.batch * p.dim * p.tiles;
+    const bool staged = takes_staged_kernel(launcher, variant, p, blocks);
+    // The staged kernel's tile starts at a 128-byte boundary: the halo is padded to 8 vectors.
+    if (staged) shared += ((halo + 7) / 8 * 8 - halo) * 16;
     device::Dim3 block;
     block.x = static_cast<unsigned>(threads);
-    launcher.launch(takes_staged_kernel(launcher, variant, p, blocks) ? Kernel::staged : Kernel::main,
-                    util::flat_grid(blocks), block, static_cast<unsigned>(shared), &p, sizeof(p));
+    launcher.launch(staged ? Kernel::staged : Kernel::main, util::flat_grid(blocks), block,
+                    static_cast<unsigned>(shared), &p, sizeof(p));
 }
 
 }  // namespace cc1d::launch
