@@ -1,7 +1,7 @@
 // Which channel-first forward calls take the module's cp.async-staged kernel
-// (fwd_channel_first.cu, CC1D_FWD_CF_STAGED_KERNEL): fp32 SiLU without seq_idx, 16-byte
-// rows, on a device of fast DRAM (util::kFastMemoryGbps) and a grid of 16 resident waves
-// or more. The geometry is the main kernel's either way.
+// (fwd_channel_first.cu, CC1D_FWD_CF_STAGED_KERNEL): every variant without seq_idx, on
+// 16-byte rows, on a device of fast DRAM (util::kFastMemoryGbps). The geometry is the main
+// kernel's either way; the staged kernel's shared memory pads the halo to 8 vectors.
 #include <cstdint>
 
 #include <doctest/doctest.h>
@@ -52,35 +52,34 @@ test::RecordingLauncher<cc1d_fwd_params>::Launch launched(const Call& c, double 
 
 }  // namespace
 
-TEST_CASE("channel-first forward: fp32 SiLU on large grids takes the staged kernel where DRAM is fast") {
-    const Call big{4, 5376, 4096};   // 86,016 blocks of 1,024 outputs: 41 waves of 132 x 16
-    const auto fast = launched(big, kH200Gbps), slow = launched(big, kH100Gbps);
-    CHECK(fast.kernel == Kernel::staged);
-    CHECK(slow.kernel == Kernel::main);
-    // The same geometry and parameters either way.
-    CHECK(fast.grid.x == slow.grid.x);
-    CHECK(std::int64_t(fast.grid.x) * fast.grid.y == 4 * 5376 * 4);
-    CHECK(fast.block.x == slow.block.x);
-    CHECK(fast.shared == slow.shared);
-    CHECK(fast.params.vector_ok == 1);
+TEST_CASE("channel-first forward: every dtype, with and without SiLU, takes the staged kernel where DRAM is fast") {
+    for (DType x : {DType::fp32, DType::fp16, DType::bf16})
+        for (Activation act : {Activation::none, Activation::silu})
+            for (const Call& shape : {Call{4, 5376, 4096}, Call{8, 2048, 1024}, Call{2, 64, 128}}) {
+                Call c = shape;
+                c.x = x;
+                c.activation = act;
+                CAPTURE(to_string(x));
+                CAPTURE(c.D);
+                const auto fast = launched(c, kH200Gbps), slow = launched(c, kH100Gbps);
+                CHECK(fast.kernel == Kernel::staged);
+                CHECK(slow.kernel == Kernel::main);
+                // The same geometry and parameters either way; the staged tile 128-byte aligned.
+                CHECK(fast.grid.x == slow.grid.x);
+                CHECK(fast.block.x == slow.block.x);
+                const int vec = x == DType::fp32 ? 4 : 8, halo = (3 + vec - 1) / vec;
+                CHECK(fast.shared == slow.shared + unsigned(8 - halo) * 16);
+                CHECK(fast.params.vector_ok == 1);
+            }
+    const Call big{4, 5376, 4096};
+    CHECK(std::int64_t(launched(big, kH200Gbps).grid.x) * launched(big, kH200Gbps).grid.y == 4 * 5376 * 4);
     // util::kFastMemoryGbps is the line.
     CHECK(launched(big, launch::util::kFastMemoryGbps).kernel == Kernel::staged);
     CHECK(launched(big, launch::util::kFastMemoryGbps - 1.0).kernel == Kernel::main);
 }
 
-TEST_CASE("channel-first forward: the main kernel for small grids, other variants and unaligned rows") {
-    // 8x2048x1024: 16,384 blocks, under 16 waves (33,792).
-    CHECK(launched(Call{8, 2048, 1024}, kH200Gbps).kernel == Kernel::main);
-    // Just under and at 16 waves: 2 x 4224 rows of 4 tiles = 33,792 blocks.
-    CHECK(launched(Call{2, 4223, 4096}, kH200Gbps).kernel == Kernel::main);
-    CHECK(launched(Call{2, 4224, 4096}, kH200Gbps).kernel == Kernel::staged);
+TEST_CASE("channel-first forward: the main kernel for seq_idx and unaligned rows") {
     Call c{4, 5376, 4096};
-    c.x = DType::bf16;
-    CHECK(launched(c, kH200Gbps).kernel == Kernel::main);
-    c = Call{4, 5376, 4096};
-    c.activation = Activation::none;
-    CHECK(launched(c, kH200Gbps).kernel == Kernel::main);
-    c = Call{4, 5376, 4096};
     c.seq_idx = true;
     CHECK(launched(c, kH200Gbps).kernel == Kernel::main);
     c = Call{4, 5376, 4096};
@@ -88,4 +87,5 @@ TEST_CASE("channel-first forward: the main kernel for small grids, other variant
     const auto unaligned = launched(c, kH200Gbps);
     CHECK(unaligned.params.vector_ok == 0);
     CHECK(unaligned.kernel == Kernel::main);
+    CHECK(unaligned.shared == launched(c, kH100Gbps).shared);
 }

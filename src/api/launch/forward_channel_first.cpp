@@ -17,21 +17,17 @@ int threads_for_row(std::int64_t seqlen, int elems_per_thread) {
     return threads;
 }
 
-// The cp.async-staged kernel (fp32 SiLU; fwd_channel_first.cu) where DRAM is fast and
-// the grid is this many resident waves or more. On an H200 it ran 4x5376x4096 (41 waves)
-// 4% faster, but 8x2048x1024 and 4x4096x512 (8 waves) and 4x256x4096 (2) 4-5% slower
-// (docs/perf.md, entry 70).
-constexpr std::int64_t kStagedMinWaves = 16;
-
-bool takes_staged_kernel(Launcher& launcher, const Variant& variant, const cc1d_fwd_params& p, std::int64_t blocks) {
+// The cp.async-staged kernel (fwd_channel_first.cu) where DRAM is fast. On an H200, with
+// its tile at a 128-byte boundary, it ran every anchor shape but 4x5376x4096 2-7% faster
+// in every dtype, 4x5376x4096 within +-0.7% (docs/perf.md, entry 86). Devices of slower
+// DRAM keep the first kernel: on an H100 the staged one, before that alignment, ran fp32
+// SiLU 3% slower (entry 65); it was not measured there since.
+bool takes_staged_kernel(Launcher& launcher, const Variant& variant, const cc1d_fwd_params& p) {
     // The variant and the rows first: only calls that could take it ask for the bandwidth.
-    if (p.vector_ok == 0 ||
-        !CC1D_FWD_CF_STAGED_KERNEL(static_cast<int>(dtype_size(variant.x_dtype)),
-                                   variant.activation == Activation::silu, variant.seq_idx) ||
-        !util::fast_memory(launcher))
-        return false;
-    const std::int64_t wave = std::int64_t(launcher.multiprocessor_count()) * std::max(1, launcher.main_resident_blocks());
-    return blocks >= kStagedMinWaves * wave;
+    return p.vector_ok != 0 &&
+           CC1D_FWD_CF_STAGED_KERNEL(static_cast<int>(dtype_size(variant.x_dtype)),
+                                     variant.activation == Activation::silu, variant.seq_idx) &&
+           util::fast_memory(launcher);
 }
 
 }  // namespace
@@ -55,7 +51,7 @@ void forward_channel_first(Launcher& launcher, const Variant& variant, const For
     if (variant.seq_idx) shared += span_vecs * vec * 4;
 
     const std::int64_t blocks = p.batch * p.dim * p.tiles;
-    const bool staged = takes_staged_kernel(launcher, variant, p, blocks);
+    const bool staged = takes_staged_kernel(launcher, variant, p);
     // The staged kernel's tile starts at a 128-byte boundary: the halo is padded to 8 vectors.
     if (staged) shared += ((halo + 7) / 8 * 8 - halo) * 16;
     device::Dim3 block;
