@@ -20,9 +20,9 @@
 // Modules without seq_idx hold a second kernel (CC1D_FWD_CF_STAGED_KERNEL, entry suffix
 // "_staged") that moves the tile by cp.async instead of through registers. The host
 // takes it on devices of fast DRAM: with its tile at a 128-byte boundary it ran 2-7%
-// faster than the first on an H200 on every anchor shape but 4x5376x4096 (even there),
-// in every dtype (docs/perf.md, entry 86; before the alignment only fp32 SiLU on
-// 4x5376x4096 gained, and on an H100 it lost 3%: entries 65 and 70).
+// faster than the first on an H200 on every anchor shape but 4x5376x4096 (within
+// +-0.7% there), in every dtype (docs/perf.md, entry 86; before the alignment only fp32
+// SiLU on 4x5376x4096 gained, and on an H100 it lost 3%: entries 65 and 70).
 
 constexpr int kCfHalo = (CC1D_K + CC1D_VEC - 1) / CC1D_VEC;   // vectors of history per tile
 constexpr int kCfHaloElems = kCfHalo * CC1D_VEC;
