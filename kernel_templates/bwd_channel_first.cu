@@ -220,7 +220,7 @@ struct bf_tile {
 
 // Index in s.g of the g at tile position u (0 <= u < tile_len + K): plane, vector, lane.
 CC1D_DEVICE int bf_g_index(const bf_shared& s, int u) {
-    if (kBfGPlanes == 1) return u;
+    if (kBfGPlanes == 1) return u;   // (fp32: what the formula below gives, kept literal as it always was)
     const int e = u % CC1D_VEC;
     return ((e / 4) * s.g_plane + u / CC1D_VEC) * 4 + e % 4;
 }

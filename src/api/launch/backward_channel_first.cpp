@@ -18,7 +18,8 @@ unsigned shared_bytes(const Variant& v, int threads, int ilp, int vec) {
     const int tile_len = tile_vecs * vec;
     const bool g_is_dout = v.activation != Activation::silu && v.x_dtype == DType::fp32;   // BF_G_IS_DOUT
     // x̃: history, tile, K after; 16-bit tiles and dout at 128-byte boundaries (kBfXLead, kBfXVecs)
-    const int x_lead = vec == 8 ? 8 : halo, x_round = vec == 8 ? 8 : 1;
+    const bool sixteen_bit = v.x_dtype != DType::fp32;
+    const int x_lead = sixteen_bit ? 8 : halo, x_round = sixteen_bit ? 8 : 1;
     int bytes = (x_lead + tile_vecs + halo + x_round - 1) / x_round * x_round * 16;
     bytes += (tile_vecs + halo) * 16 * (g_is_dout ? 2 : 1);   // dout: tile, K after (and the next unit's)
     if (!g_is_dout) bytes += vec / 4 * (tile_vecs + (gpad + vec - 1) / vec) * 16;   // g: planes of 16-byte quarters
