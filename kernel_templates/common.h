@@ -540,18 +540,51 @@ CC1D_DEVICE unsigned int cc1d_flat_block() { return blockIdx.y * gridDim.x + blo
 // first_token + that row, from `row0` (the tile's first channel at token 0) with stride
 // stride_l; zeros for tokens outside [0, len). Thread tid takes vectors tid, tid + THREADS,
 // ... (LOADS of them); complete after cc1d_wait_async_copies.
+// 16-bit x: THREADS is a multiple of ROW_VECS, so a thread's vectors share one column and
+// lie THREADS / ROW_VECS rows apart: the 64-bit address and the token range are worked out
+// once, each copy then costs a pointer step and two 32-bit compares instead of ~30
+// instructions of 64-bit products and compares (a third of the 16-bit channel-last forward
+// tile kernel's instructions). fp32 x keeps the per-copy form: with this one its forward
+// ran 1-4% slower on an H200, for no reason found (docs/perf.md, entry 87).
 template <int LOADS, int THREADS, int ROW_VECS, int VECS>
 CC1D_DEVICE void cc1d_copy_tile_rows_async(cc1d_vec16* tile, const x_t* row0, cc1d_i64 stride_l, cc1d_i64 first_token,
                                            cc1d_i64 len) {
+    if constexpr (sizeof(x_t) == 2) {
+        static_assert(THREADS % ROW_VECS == 0, "a thread's vectors share one column");
+        constexpr int kRowsApart = THREADS / ROW_VECS;
+        constexpr int kSpan = LOADS * kRowsApart;   // rows from the thread's first to past its last
+        const unsigned int tid = threadIdx.x;
+        const int row = (int)(tid / ROW_VECS), col = (int)(tid % ROW_VECS);
+        const cc1d_i64 token = first_token + row;
+        // Rows m * kRowsApart (m < LOADS) hold tokens in [0, len) for rows in [lo, hi),
+        // clamped to [0, kSpan] so they fit in 32 bits.
+        const int lo = token >= 0 ? 0 : (-token > kSpan ? kSpan : (int)(-token));
+        const int hi = len - token <= 0 ? 0 : (len - token > kSpan ? kSpan : (int)(len - token));
+        const x_t* from = row0 + token * stride_l + col * CC1D_VEC;
+        const cc1d_i64 step = kRowsApart * stride_l;
 #pragma unroll
-    for (int m = 0; m < LOADS; ++m) {
-        const int i = threadIdx.x + m * THREADS;
-        const int row = i / ROW_VECS, col = i - row * ROW_VECS;
-        const cc1d_i64 t = first_token + row;
-        if (i < VECS && t >= 0 && t < len)
-            cc1d_copy16_async(&tile[i], row0 + t * stride_l + col * CC1D_VEC);
-        else if (i < VECS)
-            cc1d_v16_store_aligned(&tile[i], cc1d_v16_zero());
+        for (int m = 0; m < LOADS; ++m) {
+            const int i = (int)tid + m * THREADS;
+            const int r = m * kRowsApart;
+            if (i < VECS) {
+                if (r >= lo && r < hi)
+                    cc1d_copy16_async(&tile[i], from);
+                else
+                    cc1d_v16_store_aligned(&tile[i], cc1d_v16_zero());
+            }
+            from += step;
+        }
+    } else {
+#pragma unroll
+        for (int m = 0; m < LOADS; ++m) {
+            const int i = threadIdx.x + m * THREADS;
+            const int row = i / ROW_VECS, col = i - row * ROW_VECS;
+            const cc1d_i64 t = first_token + row;
+            if (i < VECS && t >= 0 && t < len)
+                cc1d_copy16_async(&tile[i], row0 + t * stride_l + col * CC1D_VEC);
+            else if (i < VECS)
+                cc1d_v16_store_aligned(&tile[i], cc1d_v16_zero());
+        }
     }
 }
 #endif

@@ -119,7 +119,26 @@ CC1D_DEVICE void cl_load_elements(const cc1d_fwd_params& p, const ClTile& tile, 
 // Phase 3: the output tile, rows before L, channels before D.
 CC1D_DEVICE void cl_store(const cc1d_fwd_params& p, const ClTile& tile, bool vector_tile, const cc1d_vec16* s_out) {
     x_t* out = reinterpret_cast<x_t*>(p.out) + tile.b * p.out_stride_b + tile.c0;
-    if (vector_tile) {
+    if (vector_tile && sizeof(x_t) == 2) {
+        // 16-bit x: a thread's vectors share one column, kRowsApart rows apart (as in
+        // cc1d_copy_tile_rows_async): the address and the rows before L are worked out
+        // once. fp32 x keeps the per-vector form below, which measured faster for it
+        // (docs/perf.md, entry 87).
+        constexpr int kRowsApart = CC1D_FWD_CL_THREADS / kClRowVecs;
+        static_assert(CC1D_FWD_CL_THREADS % kClRowVecs == 0, "a thread's vectors share one column");
+        const unsigned int tid = threadIdx.x;
+        const int row = (int)(tid / kClRowVecs), col = (int)(tid % kClRowVecs);
+        const cc1d_i64 rows_left = p.seqlen - (tile.t0 + row);
+        const int hi = rows_left > kClRows ? kClRows : (int)rows_left;   // rows_left > -kClRows: fits
+        x_t* to = out + (tile.t0 + row) * p.out_stride_l + col * CC1D_VEC;
+        const cc1d_i64 step = kRowsApart * p.out_stride_l;
+#pragma unroll
+        for (int m = 0; m < kClStores; ++m) {
+            if (m * kRowsApart < hi)
+                cc1d_v16_store_global(to, cc1d_v16_load_aligned(&s_out[(int)tid + m * CC1D_FWD_CL_THREADS]));
+            to += step;
+        }
+    } else if (vector_tile) {
 #pragma unroll
         for (int m = 0; m < kClStores; ++m) {
             const int i = threadIdx.x + m * CC1D_FWD_CL_THREADS;

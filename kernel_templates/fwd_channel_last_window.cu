@@ -1,5 +1,6 @@
 // Causal conv1d forward, channel-last layout (x and out stored (B, L, D), D contiguous),
-// for 16-bit x up to width 8 (CC1D_FWD_CL_USES_WINDOW; the others: fwd_channel_last.cu).
+// for 16-bit x with seq_idx up to width 8 and without it at widths 5-8
+// (CC1D_FWD_CL_USES_WINDOW; the others: fwd_channel_last.cu).
 //
 // A thread owns kWinCh adjacent channels, one 4- or 8-byte vector of a time row,
 // and walks a chunk of time steps with a sliding window of the last K inputs in fp32
@@ -29,7 +30,7 @@ constexpr int kWinWords = kWinCh * (int)sizeof(x_t) / 4;                        
 constexpr int kWinBatch = CC1D_FWD_CL_WINDOW_BATCH_BYTES / (kWinWords * 4);          // rows per batch
 constexpr int kWinGroup = CC1D_FWD_CL_WINDOW_GROUP;                                   // threads per task
 constexpr int kWinTasksPerBlock = CC1D_FWD_CL_WINDOW_THREADS / kWinGroup;
-static_assert(CC1D_FWD_CL_USES_WINDOW(CC1D_WIDTH, (int)sizeof(x_t)), "this variant takes fwd_channel_last.cu");
+static_assert(CC1D_FWD_CL_USES_WINDOW(CC1D_WIDTH, (int)sizeof(x_t), CC1D_HAS_SEQ_IDX), "this variant takes fwd_channel_last.cu");
 static_assert(kWinBatch <= kWinGroup, "a batch's ids come one a lane");
 
 // kWinCh raw elements of one time row.

@@ -50,7 +50,7 @@ std::string family_template(const Variant& variant) {
         case Op::fwd:
             if (variant.small_call) return "fwd_small.cu";   // either layout
             if (!last) return "fwd_channel_first.cu";
-            return CC1D_FWD_CL_USES_WINDOW(variant.width, static_cast<int>(dtype_size(variant.x_dtype)))
+            return CC1D_FWD_CL_USES_WINDOW(variant.width, static_cast<int>(dtype_size(variant.x_dtype)), variant.seq_idx)
                        ? "fwd_channel_last_window.cu"
                        : "fwd_channel_last.cu";
         case Op::bwd:

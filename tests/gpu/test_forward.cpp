@@ -177,14 +177,14 @@ TEST_CASE("forward: a long row with many tiles and odd channel counts") {
         }
 }
 
-TEST_CASE("forward: channel-last 16-bit calls walked in two-batch chunks over several waves") {
-    // 4 x 1029 x 4099 at widths 2-4: long enough that the window plan cuts its wave-fitting
-    // chunk to 16 steps on GPUs of up to ~160 multiprocessors (forward_window_plan.hpp), with
-    // odd channels (a partial vector per row), an odd length (a partial last chunk), states
-    // at both ends and the views rotating through contiguous, strided and misaligned.
-    // With seq_idx (cut only past 8 batches: 16-step chunks up to ~140 multiprocessors;
-    // sequences up to half a row, padding) these chunks run the short-chunk kernel: walked
-    // without ids, padding chunks stored as zeros, steps near a boundary recomputed.
+TEST_CASE("forward: channel-last 16-bit calls over many tiles or two-batch chunks, several waves") {
+    // 4 x 1029 x 4099 at widths 2-4, odd channels (a partial vector per row), an odd length
+    // (a partial last tile or chunk), states at both ends and the views rotating through
+    // contiguous, strided and misaligned. Without seq_idx: the tile kernel staged by
+    // cp.async (65 tiles a row). With seq_idx: the window plan cuts its wave-fitting chunk
+    // to 16 steps (past 8 batches) on GPUs of up to ~140 multiprocessors, and with sequences
+    // up to half a row and padding these chunks run the short-chunk kernel: walked without
+    // ids, padding chunks stored as zeros, steps near a boundary recomputed.
     std::uint64_t index = 0;
     for (bool seq_idx : {false, true})
         for (DType x : {DType::bf16, DType::fp16})
@@ -217,30 +217,21 @@ TEST_CASE("forward: channel-last 16-bit seq_idx with long sequences, batches ins
         }
 }
 
-TEST_CASE("forward: the kernels and plans of fast- and slow-memory devices (CC1D_MEMORY_GBPS)") {
-    // Some launches depend on the device's DRAM bandwidth (util::kFastMemoryGbps): the
-    // channel-first kernel staged by cp.async (every dtype, with and without SiLU; its
-    // tile at a 128-byte boundary past a padded halo), the channel-last 16-bit window's
-    // chunks (4 x 1029 x 4099). Both sides run here whatever the device, at widths 2-4
-    // (and 16 channel-first), states at both ends. The channel-first rows are padded to
-    // 4100 (16-byte rows, which the staged kernel needs) and end in a partial vector;
-    // channel-last views rotate.
+TEST_CASE("forward: the kernels of fast- and slow-memory devices (CC1D_MEMORY_GBPS)") {
+    // The channel-first forward's kernel depends on the device's DRAM bandwidth
+    // (util::kFastMemoryGbps): fast devices take the one staged by cp.async (its tile at a
+    // 128-byte boundary past a padded halo). Both run here whatever the device, every dtype,
+    // with and without SiLU, at widths 2-4 and 16, states at both ends. The rows are padded
+    // to 4100 (16-byte rows, which the staged kernel needs) and end in a partial vector.
     std::uint64_t index = 0;
     for (const char* gbps : {"3000", "5000"}) {
         ScopedEnv memory("CC1D_MEMORY_GBPS", gbps);
-        for (Layout layout : {Layout::channel_first, Layout::channel_last})
+        for (DType x : {DType::fp32, DType::bf16, DType::fp16})
             for (int width : {2, 3, 4, 16}) {
-                const bool cl = layout == Layout::channel_last;
-                if (cl && width > 4) continue;
                 const int turn = static_cast<int>(index);
-                const DType x = cl ? (turn % 2 ? DType::fp16 : DType::bf16)
-                                   : std::array<DType, 3>{DType::fp32, DType::bf16, DType::fp16}[static_cast<std::size_t>(turn % 3)];
-                const Activation act = cl || turn % 4 < 2 ? Activation::silu : Activation::none;
-                ForwardVariant v{layout, {x, x}, width, act, true, false, turn % 3 != 1, turn % 3 != 2};
-                const Geometry g = cl ? Geometry{4, 1029, 4099, view_kind(turn, true), view_kind(turn + 1, true),
-                                                 view_kind(turn + 2, false)}
-                                      : Geometry{3, 211, 4097, view_kind(1, false), view_kind(1, false),
-                                                 view_kind(turn, true)};
+                const Activation act = turn % 4 < 2 ? Activation::silu : Activation::none;
+                ForwardVariant v{Layout::channel_first, {x, x}, width, act, true, false, turn % 3 != 1, turn % 3 != 2};
+                const Geometry g{3, 211, 4097, view_kind(1, false), view_kind(1, false), view_kind(turn, true)};
                 const std::uint32_t seed = case_seed(9, index++);
                 INFO("CC1D_MEMORY_GBPS=", gbps, " | ", v.name(), " | ", g.name(), " | seed ", seed);
                 run_forward_case(v, g, seed);

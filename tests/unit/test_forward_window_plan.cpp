@@ -1,10 +1,9 @@
 // How the channel-last forward's register-window kernel splits a call: every step of
 // every row in exactly one chunk of whole batches of rows; one resident wave at most (as
 // full as whole chunks allow) while the rows fit in it; one batch per task for calls too
-// small to fill it; enough blocks for every task. Up to width 4, two-batch chunks in place
-// of those longer than four batches (eight with seq_idx), in as many waves as they take.
-// With seq_idx up to width 4, chunks of at most two batches run the module's short-chunk
-// kernel.
+// small to fill it; enough blocks for every task. With seq_idx up to width 4, two-batch
+// chunks in place of those longer than eight batches, in as many waves as they take, run
+// by the module's short-chunk kernel. Which variants take the window kernel at all.
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
@@ -26,14 +25,13 @@ using cc1d::launch::forward::window_batch_rows;
 namespace {
 
 constexpr int kH100 = 132;
-constexpr double kH100Gbps = 3352.0, kH200Gbps = 4814.3;   // peak DRAM bandwidth as the driver reports it
 constexpr std::int64_t kTasksPerBlock = CC1D_FWD_CL_WINDOW_THREADS / CC1D_FWD_CL_WINDOW_GROUP;
 
 void check_plan(std::int64_t batch, std::int64_t dim, std::int64_t seqlen, int width, int x_bytes, bool seq_idx,
-                int sms, int resident, double gbps = kH100Gbps) {
+                int sms, int resident) {
     INFO("B=", batch, " D=", dim, " L=", seqlen, " W=", width, " x bytes=", x_bytes, " seq_idx=", seq_idx,
-         " SMs=", sms, " resident=", resident, " GB/s=", gbps);
-    const auto plan = plan_channel_last_window(batch, dim, seqlen, width, x_bytes, seq_idx, sms, resident, gbps);
+         " SMs=", sms, " resident=", resident);
+    const auto plan = plan_channel_last_window(batch, dim, seqlen, width, x_bytes, seq_idx, sms, resident);
     const std::int64_t granule = window_batch_rows(width, x_bytes);
     CHECK(plan.chunk_len % granule == 0);
     CHECK(plan.chunk_len >= granule);
@@ -46,14 +44,11 @@ void check_plan(std::int64_t batch, std::int64_t dim, std::int64_t seqlen, int w
     CHECK(plan.blocks * kTasksPerBlock >= plan.tasks);
     CHECK((plan.blocks - 1) * kTasksPerBlock < plan.tasks);
     const std::int64_t wave = std::int64_t(sms) * (resident > 0 ? resident : 4) * kTasksPerBlock;
-    if (width <= 4) {
-        // The wave-fitting chunk (checked below), cut to two batches when longer than four
-        // (eight with seq_idx); to four without seq_idx from 4 TB/s on.
+    if (seq_idx && width <= 4) {
+        // The wave-fitting chunk (checked below), cut to two batches when longer than eight.
         const std::int64_t per_row = std::max<std::int64_t>(1, wave / rows);
         const std::int64_t fitting = ((std::max<std::int64_t>(seqlen, 1) + per_row - 1) / per_row + granule - 1) / granule * granule;
-        const std::int64_t longest = (seq_idx ? 8 : 4) * granule;
-        const std::int64_t cut = (!seq_idx && width >= 3 && gbps >= cc1d::launch::util::kFastMemoryGbps ? 4 : 2) * granule;
-        CHECK(plan.chunk_len == (fitting > longest ? cut : fitting));
+        CHECK(plan.chunk_len == (fitting > 8 * granule ? 2 * granule : fitting));
         if (plan.chunk_len != fitting) return;
     }
     if (rows <= wave) {
@@ -70,8 +65,8 @@ void check_plan(std::int64_t batch, std::int64_t dim, std::int64_t seqlen, int w
 
 // The chunk a 16-bit call of width `width` gets on 132 SMs at 6 resident blocks.
 std::int64_t chunk_16bit(std::int64_t batch, std::int64_t dim, std::int64_t seqlen, int width, bool seq_idx,
-                         double gbps, int resident = 6) {
-    return plan_channel_last_window(batch, dim, seqlen, width, 2, seq_idx, kH100, resident, gbps).chunk_len;
+                         int resident = 6) {
+    return plan_channel_last_window(batch, dim, seqlen, width, 2, seq_idx, kH100, resident).chunk_len;
 }
 
 }  // namespace
@@ -85,72 +80,54 @@ TEST_CASE("window plan: every step of every row in one chunk, for any shape") {
                         for (bool seq_idx : {false, true})
                             for (int sms : {1, kH100, 304})
                                 for (int resident : {0, 1, 6, 16})
-                                    for (double gbps : {kH100Gbps, kH200Gbps})
-                                        check_plan(batch, dim, seqlen, width, x_bytes, seq_idx, sms, resident, gbps);
+                                    check_plan(batch, dim, seqlen, width, x_bytes, seq_idx, sms, resident);
 }
 
 TEST_CASE("window plan: the anchor shapes on an H100 at 6 resident blocks") {
-    // 4x5376x4096 16-bit: 168 task rows, 3168 tasks a wave: 18 chunks of 232 steps would
-    // fill it (95%); cut to 16-step chunks (two batches of 8 rows), 256 per row, 13.6 waves,
-    // with seq_idx too (29 batches, more than 8).
-    for (bool seq_idx : {false, true}) {
-        auto short_chunks = plan_channel_last_window(4, 5376, 4096, 4, 2, seq_idx, kH100, 6, kH100Gbps);
-        CHECK(short_chunks.chunk_len == 16);
-        CHECK(short_chunks.tasks == 168 * 256);
-    }
+    // 4x5376x4096 16-bit with seq_idx: 168 task rows, 3168 tasks a wave: 18 chunks of 232
+    // steps would fill it (95%); cut to 16-step chunks (two batches of 8 rows, 29 batches
+    // being more than 8), 256 per row, 13.6 waves.
+    const auto short_chunks = plan_channel_last_window(4, 5376, 4096, 4, 2, true, kH100, 6);
+    CHECK(short_chunks.chunk_len == 16);
+    CHECK(short_chunks.tasks == 168 * 256);
     // Width 8 keeps the wave-fitting chunk: 336 task rows of 2-channel vectors, 9 chunks
-    // each, in 16-row batches: 464 steps.
-    CHECK(chunk_16bit(4, 5376, 4096, 8, false, kH100Gbps) == 464);
-    // 8x2048x1024 16-bit: 128 task rows, 24 chunks each at most: 48 steps, kept with seq_idx
-    // (6 batches); 16 without.
-    CHECK(chunk_16bit(8, 2048, 1024, 4, true, kH100Gbps) == 48);
-    CHECK(chunk_16bit(8, 2048, 1024, 4, false, kH100Gbps) == 16);
-    // 4x4096x512 16-bit: 128 task rows, 24 chunks each at most: 24 steps (3 batches), kept;
-    // at 5 resident blocks (the H100's), 20 chunks of 32 steps (4 batches), kept too.
-    CHECK(chunk_16bit(4, 4096, 512, 4, false, kH100Gbps) == 24);
-    CHECK(chunk_16bit(4, 4096, 512, 4, false, kH100Gbps, 5) == 32);
+    // each, in 16-row batches: 464 steps; with seq_idx too.
+    CHECK(chunk_16bit(4, 5376, 4096, 8, false) == 464);
+    CHECK(chunk_16bit(4, 5376, 4096, 8, true) == 464);
+    // 8x2048x1024 16-bit with seq_idx: 128 task rows, 24 chunks each at most: 48 steps (6
+    // batches), kept.
+    CHECK(chunk_16bit(8, 2048, 1024, 4, true) == 48);
+    // 4x4096x512 16-bit with seq_idx: 128 task rows, 24 chunks each at most: 24 steps (3
+    // batches); at 5 resident blocks (the H100's), 20 chunks of 32 steps (4 batches).
+    CHECK(chunk_16bit(4, 4096, 512, 4, true) == 24);
+    CHECK(chunk_16bit(4, 4096, 512, 4, true, 5) == 32);
     // 4x256x512 16-bit fills no wave: one batch (8 rows) per task.
-    CHECK(chunk_16bit(4, 256, 512, 4, false, kH100Gbps) == 8);
-    // fp32 loads half as many rows per batch.
-    CHECK(plan_channel_last_window(4, 256, 512, 4, 4, false, kH100, 6, kH100Gbps).chunk_len == 4);
+    CHECK(chunk_16bit(4, 256, 512, 4, true) == 8);
+    // Without seq_idx the plan is the wave-fitting one (width 5: 2-channel vectors, 16-row
+    // batches, 336 task rows, 9 chunks each: 464 steps).
+    CHECK(chunk_16bit(4, 5376, 4096, 5, false) == 464);
+    for (std::int64_t seqlen : {1, 7, 8, 9, 31, 33, 4095, 4096, 4097}) check_plan(4, 5376, seqlen, 4, 2, true, kH100, 6);
 }
 
-TEST_CASE("window plan: devices of 4 TB/s or more cut long chunks to four batches, not with seq_idx or width 2") {
-    // 4x5376x4096 16-bit on an H200 (same SM count and occupancy as the H100): 32-step
-    // chunks, 128 per row; with seq_idx still 16 (the short-chunk kernel's limit).
-    const auto fast = plan_channel_last_window(4, 5376, 4096, 4, 2, false, kH100, 6, kH200Gbps);
-    CHECK(fast.chunk_len == 32);
-    CHECK(fast.tasks == 168 * 128);
-    CHECK(chunk_16bit(4, 5376, 4096, 4, true, kH200Gbps) == 16);
-    // Wave-fitting chunks of at most four batches and widths past 4 do not change.
-    CHECK(chunk_16bit(4, 4096, 512, 4, false, kH200Gbps) == 24);
-    CHECK(chunk_16bit(4, 5376, 4096, 8, false, kH200Gbps) == 464);
-    CHECK(chunk_16bit(8, 2048, 1024, 4, false, kH200Gbps) == 32);
-    CHECK(chunk_16bit(8, 2048, 1024, 3, false, kH200Gbps) == 32);
-    CHECK(chunk_16bit(8, 2048, 1024, 2, false, kH200Gbps) == 16);
-    // Just under the line: the H100 rule.
-    CHECK(chunk_16bit(4, 5376, 4096, 4, false, 3999.0) == 16);
-    for (bool seq_idx : {false, true})
-        for (std::int64_t seqlen : {1, 7, 8, 9, 31, 33, 4095, 4096, 4097})
-            check_plan(4, 5376, seqlen, 4, 2, seq_idx, kH100, 6, kH200Gbps);
-}
-
-TEST_CASE("window kernel: 16-bit x up to width 8, the shared-memory tile elsewhere") {
-    auto family = [](int width, cc1d::DType x) {
+TEST_CASE("window kernel: 16-bit x with seq_idx up to width 8 and without it at widths 5-8; the tile elsewhere") {
+    auto family = [](int width, cc1d::DType x, bool seq_idx) {
         cc1d::Variant v;
         v.op = cc1d::Op::fwd;
         v.layout = cc1d::Layout::channel_last;
         v.width = width;
         v.x_dtype = v.weight_dtype = x;
+        v.seq_idx = seq_idx;
         return cc1d::codegen::family_template(v);
     };
-    for (int width = 1; width <= 16; ++width) {
-        INFO("width ", width);
-        const char* sixteen_bit = width <= 8 ? "fwd_channel_last_window.cu" : "fwd_channel_last.cu";
-        CHECK(family(width, cc1d::DType::bf16) == sixteen_bit);
-        CHECK(family(width, cc1d::DType::fp16) == sixteen_bit);
-        CHECK(family(width, cc1d::DType::fp32) == "fwd_channel_last.cu");
-    }
+    for (int width = 1; width <= 16; ++width)
+        for (bool seq_idx : {false, true}) {
+            INFO("width ", width, " seq_idx ", seq_idx);
+            const bool window = width <= 8 && (seq_idx || width > 4);
+            const char* sixteen_bit = window ? "fwd_channel_last_window.cu" : "fwd_channel_last.cu";
+            CHECK(family(width, cc1d::DType::bf16, seq_idx) == sixteen_bit);
+            CHECK(family(width, cc1d::DType::fp16, seq_idx) == sixteen_bit);
+            CHECK(family(width, cc1d::DType::fp32, seq_idx) == "fwd_channel_last.cu");
+        }
 }
 
 namespace {
@@ -191,8 +168,10 @@ TEST_CASE("window launch: with seq_idx up to width 4, chunks of at most two batc
     // 8x2048x1024 at 4 resident blocks: the wave-fitting 64-step chunk (eight batches) stays,
     // and the main kernel compares ids at every step.
     CHECK(launched(8, 2048, 1024, 4, DType::bf16, true) == std::make_pair(Kernel::main, std::int64_t{64}));
-    // Without seq_idx, at widths 5-8 and for fp32 x there is one kernel.
-    CHECK(launched(4, 5376, 4096, 4, DType::bf16, false).first == Kernel::main);
+    // Without seq_idx, at widths 5-8 and for fp32 x there is one kernel; 16-bit x without
+    // seq_idx up to width 4 runs the tile kernel (its tile height as the chunk).
+    CHECK(launched(4, 5376, 4096, 4, DType::bf16, false) ==
+          std::make_pair(Kernel::main, std::int64_t{CC1D_FWD_CL_TILE_ROWS(4, 2)}));
     CHECK(launched(4, 5376, 4096, 5, DType::bf16, true).first == Kernel::main);
     CHECK(launched(4, 5376, 4096, 4, DType::fp32, true).first == Kernel::main);
 }

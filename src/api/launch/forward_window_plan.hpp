@@ -20,18 +20,16 @@ struct WindowPlan {
 // `resident_blocks` blocks per multiprocessor: as many chunks per row as the wave holds.
 // Calls with more rows than the wave hold one chunk per row. A call too small to fill the
 // wave gets one batch per task, so each task issues all of its loads at once.
-// Up to width 4, a wave-fitting chunk longer than four batches (eight with seq_idx) is cut
-// to two (16 steps in 16-bit), in as many waves as that takes (4x5376x4096 bf16 on an
-// H100: 134.9 -> 123.4 us, 86.5% -> 94.5% of copy bandwidth; docs/perf.md, entry 46). The
-// blocks in flight then hold a short, contiguous stretch of rows, as a copy's do, where
-// long walks that drift apart spread the reads over many rows at once: the likely reason,
-// as both plans move the same DRAM bytes. Halo rows cost 3 in 16 at most, mostly from L2
-// (the neighbouring chunk's task runs at the same time).
-// Devices of at least 4 TB/s of DRAM bandwidth (`memory_gbps`) cut to four batches
-// instead, without seq_idx and from width 3 on (forward_channel_last.cpp says why).
+// With seq_idx up to width 4, a wave-fitting chunk longer than eight batches is cut to
+// two (16 steps in 16-bit), in as many waves as that takes, for the module's short-chunk
+// kernel. Cutting helped because the blocks in flight then hold a short, contiguous
+// stretch of rows, as a copy's do, where long walks that drift apart spread the reads over
+// many rows at once (4x5376x4096 bf16 on an H100: 134.9 -> 123.4 us; docs/perf.md, entry
+// 46, when 16-bit calls without seq_idx took this kernel too; they take the tile kernel
+// since entry 87). Halo rows cost 3 in 16 at most, mostly from L2 (the neighbouring
+// chunk's task runs at the same time).
 WindowPlan plan_channel_last_window(std::int64_t batch, std::int64_t dim, std::int64_t seqlen, int width,
-                                    int x_bytes, bool seq_idx, int sm_count, int resident_blocks,
-                                    double memory_gbps);
+                                    int x_bytes, bool seq_idx, int sm_count, int resident_blocks);
 
 // Time steps a thread loads at once (CC1D_FWD_CL_WINDOW_BATCH_BYTES of its channels).
 int window_batch_rows(int width, int x_bytes);
