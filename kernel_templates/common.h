@@ -511,22 +511,47 @@ CC1D_DEVICE float cc1d_load_channel_taps(const Params& p, cc1d_i64 d, float (&w)
     return bias;
 }
 
-// Forward weights and bias of channels first .. first + N - 1 as fp32 (zeros past D).
+// Forward weights and bias of channels first .. first + N - 1 as stored (zeros past D),
+// widened to fp32 by cc1d_widen_channel_weights: a kernel can ask for them before its
+// other loads and widen them only after those are issued, so their latency passes under
+// theirs (a conversion in the loads' place makes the thread wait for them there).
+template <int N> struct cc1d_raw_channel_weights {
+    w_t w[N][CC1D_WIDTH];
+    w_t bias[N];
+};
 template <int N>
-CC1D_DEVICE void cc1d_load_channel_weights(const cc1d_fwd_params& p, cc1d_i64 first, float (&w)[N][CC1D_WIDTH],
-                                           float (&bias)[N]) {
+CC1D_DEVICE cc1d_raw_channel_weights<N> cc1d_fetch_channel_weights(const cc1d_fwd_params& p, cc1d_i64 first) {
+    cc1d_raw_channel_weights<N> raw;
+    const w_t* weight = reinterpret_cast<const w_t*>(p.weight);
 #pragma unroll
     for (int j = 0; j < N; ++j) {
         const cc1d_i64 channel = first + j;
         const bool has_channel = channel < p.dim;
 #pragma unroll
         for (int k = 0; k < CC1D_WIDTH; ++k)
-            w[j][k] = has_channel ? cc1d_load_float<w_t>(p.weight, channel * p.w_stride_d + k * p.w_stride_k) : 0.0f;
-        bias[j] = 0.0f;
+            raw.w[j][k] = has_channel ? weight[channel * p.w_stride_d + k * p.w_stride_k] : cc1d_of_bits<w_t>(0u);
+        raw.bias[j] = cc1d_of_bits<w_t>(0u);
 #if CC1D_HAS_BIAS
-        if (has_channel) bias[j] = cc1d_load_float<w_t>(p.bias, channel * p.bias_stride);
+        if (has_channel) raw.bias[j] = reinterpret_cast<const w_t*>(p.bias)[channel * p.bias_stride];
 #endif
     }
+    return raw;
+}
+template <int N>
+CC1D_DEVICE void cc1d_widen_channel_weights(const cc1d_raw_channel_weights<N>& raw, float (&w)[N][CC1D_WIDTH],
+                                            float (&bias)[N]) {
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+#pragma unroll
+        for (int k = 0; k < CC1D_WIDTH; ++k) w[j][k] = cc1d_to_float(raw.w[j][k]);
+        bias[j] = cc1d_to_float(raw.bias[j]);
+    }
+}
+// Both at once.
+template <int N>
+CC1D_DEVICE void cc1d_load_channel_weights(const cc1d_fwd_params& p, cc1d_i64 first, float (&w)[N][CC1D_WIDTH],
+                                           float (&bias)[N]) {
+    cc1d_widen_channel_weights(cc1d_fetch_channel_weights<N>(p, first), w, bias);
 }
 
 // Linear index of this block in a flattened grid (x fastest, then y). Launchers keep a

@@ -177,6 +177,13 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_THREADS) CC1D_ENTRY(cc1
     tile.b = b;
     tile.t0 = (cc1d_i64)(rest - b * tiles) * kClRows;
 
+    // Weights and bias of this thread's channels (its segment of time comes below), asked
+    // for before the tile's loads and widened after them, so their latency passes under
+    // the tile's: 4x5376x4096 16-bit 4-10% faster than asked for after the tile's wait
+    // (docs/perf.md, entry 88).
+    const int lane = tid % kClLanes, segment = tid / kClLanes;
+    const auto raw_weights = cc1d_fetch_channel_weights<kClPerThread>(p, tile.c0 + lane * kClPerThread);
+
     // ---- 1. load the halo and the tile ----
     const bool vector_tile = p.vector_ok && tile.c0 + kClChannels <= p.dim;
     if (vector_tile) {
@@ -209,10 +216,8 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_THREADS) CC1D_ENTRY(cc1
     }
 #endif
 
-    // Weights and bias of this thread's channels (its segment of time comes below).
-    const int lane = tid % kClLanes, segment = tid / kClLanes;
     float w[kClPerThread][CC1D_WIDTH], bias[kClPerThread];
-    cc1d_load_channel_weights(p, tile.c0 + lane * kClPerThread, w, bias);
+    cc1d_widen_channel_weights(raw_weights, w, bias);
     cl_wait_tile();
     __syncthreads();
 
