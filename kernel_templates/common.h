@@ -570,7 +570,7 @@ CC1D_DEVICE unsigned int cc1d_flat_block() { return blockIdx.y * gridDim.x + blo
 // once, each copy then costs a pointer step and two 32-bit compares instead of ~30
 // instructions of 64-bit products and compares (a third of the 16-bit channel-last forward
 // tile kernel's instructions). fp32 x keeps the per-copy form: with this one its forward
-// ran 1-4% slower on an H200, for no reason found (docs/perf.md, entry 87).
+// ran 1-6% slower on an H200, for no reason found (docs/perf.md, entry 87).
 template <int LOADS, int THREADS, int ROW_VECS, int VECS>
 CC1D_DEVICE void cc1d_copy_tile_rows_async(cc1d_vec16* tile, const x_t* row0, cc1d_i64 stride_l, cc1d_i64 first_token,
                                            cc1d_i64 len) {

@@ -34,7 +34,8 @@
 // Everything else takes the shared-memory tile above: fp32 x (4-6% faster than the
 // window on an H100, docs/perf.md, entry 27), wider kernels, and 16-bit x without seq_idx
 // up to width 4, whose tile is staged by cp.async (entry 87: 4x5376x4096 -3.6% / +-0.5%
-// without / with SiLU on an H200, -0.1 to -1.4% on an H100; 8x2048x1024 -4 to -11%).
+// without / with SiLU on an H200, -0.1 to -1.4% on an H100; 8x2048x1024 -4 to -11%; with
+// entry 88's weights under the loads, 91-92% of copy bandwidth on the H200).
 #define CC1D_FWD_CL_USES_WINDOW(width, x_bytes, seq_idx) ((x_bytes) == 2 && (width) <= 8 && ((seq_idx) || (width) > 4))
 #define CC1D_FWD_CL_WINDOW_CHANNELS(width) ((width) <= 4 ? 4 : 2)
 #define CC1D_FWD_CL_WINDOW_THREADS 128      // threads per block: 4 row groups ...
