@@ -86,9 +86,7 @@ SecondKernel second_kernel(const Variant& variant) {
         case Op::update: return {"_registers", "CC1D_ENTRY_REGISTERS"};
         case Op::fwd:
             if (variant.small_call) return {"", ""};
-            if (variant.layout == Layout::channel_first &&
-                CC1D_FWD_CF_STAGED_KERNEL(static_cast<int>(dtype_size(variant.x_dtype)),
-                                          variant.activation == Activation::silu, variant.seq_idx))
+            if (variant.layout == Layout::channel_first && CC1D_FWD_CF_STAGED_KERNEL(variant.seq_idx))
                 return {"_staged", "CC1D_ENTRY_STAGED"};
             if (variant.layout == Layout::channel_last &&
                 CC1D_FWD_CL_SHORT_KERNEL(variant.width, static_cast<int>(dtype_size(variant.x_dtype)), variant.seq_idx))

@@ -14,7 +14,6 @@
 
 #include "api/launch/forward_window_plan.hpp"
 #include "api/launch/launch.hpp"
-#include "api/launch/launch_util.hpp"
 #include "codegen/render.hpp"
 #include "params.h"
 #include "support/recording_launcher.hpp"

@@ -25,8 +25,7 @@ int threads_for_row(std::int64_t seqlen, int elems_per_thread) {
 bool takes_staged_kernel(Launcher& launcher, const Variant& variant, const cc1d_fwd_params& p) {
     // The variant and the rows first: only calls that could take it ask for the bandwidth.
     return p.vector_ok != 0 &&
-           CC1D_FWD_CF_STAGED_KERNEL(static_cast<int>(dtype_size(variant.x_dtype)),
-                                     variant.activation == Activation::silu, variant.seq_idx) &&
+           CC1D_FWD_CF_STAGED_KERNEL(variant.seq_idx) &&
            util::fast_memory(launcher);
 }
 
