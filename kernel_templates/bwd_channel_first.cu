@@ -499,12 +499,36 @@ CC1D_DEVICE void bf_stage_ids_async(const cc1d_bwd_params& p, const bf_shared& s
 #endif
 #endif
 
-// One (batch, tile) unit: loads, then the three phases.
-// first (a block's first unit): with silu the block's weights and bias, loaded a lane each
-// before the unit's loads (lane_tap), are gathered only after those went out, so the
-// unit's memory latency and theirs overlap (cc1d_load_lane_tap).
+// The block's weights and bias, taken as fp32 (bf_take_taps) only once its first unit's
+// loads are out, so the two memory latencies overlap: taps converted (or moved to uniform
+// registers) where they are loaded made every block wait for them before its first load.
+// With silu a lane each, asked for before those loads (cc1d_load_lane_tap), gathered and
+// held halved. Without it, 16-bit loads them right there, at the take: taps asked for
+// earlier went to uniform registers ahead of the walk all the same, and the lane form (or
+// taps held as stored) cost these variants registers, hence the plan's wave (on an H100
+// some ran up to 7% slower with the lane form); on an H200 8x2048x1024 and 4x256x4096 ran
+// 2% faster (docs/perf.md, entry 89). fp32 without silu, 0-2% slower that way, still
+// loads them before the walk (BF_TAPS_AT_START).
+#define BF_TAPS_AT_START (!CC1D_SILU && CC1D_X_DTYPE == 0)
+#if CC1D_SILU
+typedef unsigned int bf_pending_taps;
+CC1D_DEVICE bf_pending_taps bf_ask_taps(const cc1d_bwd_params& p, cc1d_i64 d) { return cc1d_load_lane_tap(p, d); }
+CC1D_DEVICE float bf_take_taps(const cc1d_bwd_params& p, cc1d_i64 d, bf_pending_taps lane_tap, float (&w)[CC1D_WIDTH]) {
+    (void)p; (void)d;
+    return cc1d_hold_taps(w, cc1d_gather_lane_taps(lane_tap, w));
+}
+#else
+struct bf_pending_taps {};
+CC1D_DEVICE bf_pending_taps bf_ask_taps(const cc1d_bwd_params& p, cc1d_i64 d) { (void)p; (void)d; return {}; }
+CC1D_DEVICE float bf_take_taps(const cc1d_bwd_params& p, cc1d_i64 d, bf_pending_taps, float (&w)[CC1D_WIDTH]) {
+    return cc1d_load_channel_taps(p, d, w);
+}
+#endif
+
+// One (batch, tile) unit: loads, then the three phases. first (a block's first unit): the
+// taps are taken once the unit's loads are out (bf_take_taps).
 CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_tile& t, bool first,
-                         unsigned int lane_tap, float (&w)[CC1D_WIDTH], float& bias, float (&dw)[CC1D_WIDTH],
+                         bf_pending_taps taps, float (&w)[CC1D_WIDTH], float& bias, float (&dw)[CC1D_WIDTH],
                          float& db) {
     const int tid = threadIdx.x, nt = blockDim.x;
     const bool async = BF_ALWAYS_ASYNC || (BF_CAN_STAGE_ASYNC && p.stage_async != 0);   // the same for the whole grid
@@ -558,7 +582,7 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
         fin = cc1d_to_float(f[t.b * p.dfinal_stride_b + t.d * p.dfinal_stride_d + tid * p.dfinal_stride_k]);
     }
 #endif
-    if (CC1D_SILU && first) bias = cc1d_hold_taps(w, cc1d_gather_lane_taps(lane_tap, w));
+    if (first && !BF_TAPS_AT_START) bias = bf_take_taps(p, t.d, taps, w);
 #if CC1D_HAS_SEQ_IDX || CC1D_HAS_FINAL_STATES
     // The previous unit may still read the ids / dfinal (dx pass) while this one stores them.
     __syncthreads();
@@ -618,16 +642,9 @@ extern "C" __global__ void BF_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
     const cc1d_i64 part = block / p.dim;
     const cc1d_i64 d = block - part * p.dim;
 
-#if CC1D_SILU
-    // (Measured on an H100: 0.4-6.7% faster with silu; without it the variants' registers,
-    // hence the plan's wave, changed and some ran up to 7% slower, so they load as before.)
-    const unsigned int lane_tap = cc1d_load_lane_tap(p, d);
+    const bf_pending_taps taps = bf_ask_taps(p, d);
     float w[CC1D_WIDTH] = {}, bias = 0.0f;   // fp32 from the first unit on (bf_unit)
-#else
-    const unsigned int lane_tap = 0u;
-    float w[CC1D_WIDTH];
-    float bias = cc1d_load_channel_taps(p, d, w);
-#endif
+    if (BF_TAPS_AT_START) bias = bf_take_taps(p, d, taps, w);
     float dw[CC1D_WIDTH];
 #pragma unroll
     for (int k = 0; k < CC1D_WIDTH; ++k) dw[k] = 0.0f;
@@ -652,7 +669,7 @@ extern "C" __global__ void BF_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
     t.seq_row = CC1D_HAS_SEQ_IDX ? p.seq_idx + t.b * p.seq_stride_b : 0;
     for (cc1d_i64 u = first; u < last; ++u) {
         t.t0 = t.tile * t.tile_len;
-        bf_unit(p, s, t, u == first, lane_tap, w, bias, dw, db);
+        bf_unit(p, s, t, u == first, taps, w, bias, dw, db);
         s.d += s.to_other_d;   // BF_G_IS_DOUT: the next unit's dout goes to the other buffer
         s.to_other_d = -s.to_other_d;
         if (++t.tile == p.tiles) {

@@ -527,8 +527,28 @@ CC1D_DEVICE void bl_walk_batch(const cc1d_bwd_params& p, const bl_row& row, cons
     }
 }
 
+// The thread's weights and bias as fp32 into st (held, cc1d_hold_taps).
+CC1D_DEVICE void bl_take_weights(const cc1d_bwd_params& p, const bl_lane& lane, bl_state& st) {
+#pragma unroll
+    for (int c = 0; c < kBlCpt; ++c) {
+        const bool has = c < lane.n;
+#pragma unroll
+        for (int k = 0; k < CC1D_WIDTH; ++k)
+            st.w[c][k] = has ? cc1d_load_float<w_t>(p.weight, (lane.c0 + c) * p.w_stride_d + k * p.w_stride_k) : 0.0f;
+        st.bias[c] = 0.0f;
+#if CC1D_HAS_BIAS
+        if (has) st.bias[c] = cc1d_load_float<w_t>(p.bias, (lane.c0 + c) * p.bias_stride);
+#endif
+        st.bias[c] = cc1d_hold_taps(st.w[c], st.bias[c]);
+    }
+}
+
 // One unit: chunk [t_begin, t_end) of row b, walked backward (see the header comment).
-CC1D_DEVICE void bl_walk(const cc1d_bwd_params& p, const bl_row& row, const bl_lane& lane, cc1d_i64 chunk,
+// first (the thread's first unit): the weights are loaded (bl_take_weights) once the
+// walk's first loads are out, so their memory latency and the batch's overlap: weights
+// converted where they were loaded, before the walk, made every thread wait for them
+// before its first load, and the first step's x̃ window (silu) the same way after them.
+CC1D_DEVICE void bl_walk(const cc1d_bwd_params& p, const bl_row& row, const bl_lane& lane, cc1d_i64 chunk, bool first,
                          const bl_stage& stage_all, bl_state& st) {
     const cc1d_i64 L = row.L;
     const cc1d_i64 t_begin = chunk * p.tile_len;
@@ -547,23 +567,29 @@ CC1D_DEVICE void bl_walk(const cc1d_bwd_params& p, const bl_row& row, const bl_l
 #pragma unroll
     for (int m = 0; m < kBlIds; ++m) win.ids[m] = -1;
 #endif
+
+    int buffer = 0;
+    if (kBlBuffers == 2 && s_top >= s_bot)
+        bl_stage_batch(p, row, lane, s_top - kBlSteps + 1, s_bot, bl_buffer(stage_all, 0));
 #if CC1D_SILU
-    // The first step's window of x̃, loaded here.
+    // The first step's window of x̃, asked for after the batch and widened after the weights.
+    bl_raw xw[CC1D_K + 1];
 #pragma unroll
     for (int i = 0; i <= CC1D_K; ++i) {
         const cc1d_i64 q = s_top - i;
-        const bl_raw r = q >= s_bot - CC1D_K ? bl_load_x(p, row, lane, q) : bl_raw_zero();
-#pragma unroll
-        for (int c = 0; c < kBlCpt; ++c) win.XW[i][c] = bl_float(r, c);
+        xw[i] = q >= s_bot - CC1D_K ? bl_load_x(p, row, lane, q) : bl_raw_zero();
 #if CC1D_HAS_SEQ_IDX
         win.ids[CC1D_K - i] = bl_id_at(p, row, q);
 #endif
     }
 #endif
-
-    int buffer = 0;
-    if (kBlBuffers == 2 && s_top >= s_bot)
-        bl_stage_batch(p, row, lane, s_top - kBlSteps + 1, s_bot, bl_buffer(stage_all, 0));
+    if (first) bl_take_weights(p, lane, st);
+#if CC1D_SILU
+#pragma unroll
+    for (int i = 0; i <= CC1D_K; ++i)
+#pragma unroll
+        for (int c = 0; c < kBlCpt; ++c) win.XW[i][c] = bl_float(xw[i], c);
+#endif
     for (cc1d_i64 sb = s_top; sb >= s_bot; sb -= kBlSteps) {
         const bl_stage stage = bl_buffer(stage_all, buffer);
         if (kBlBuffers == 1) {
@@ -637,21 +663,12 @@ extern "C" __global__ void BL_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
     stage.id = reinterpret_cast<int*>(stage.d + kBlBuffers * kBlBufferSlots);
     stage.tid = (int)(threadIdx.y * blockDim.x + threadIdx.x);
 
-    bl_state st;
+    bl_state st;   // weights from the first walk on (bl_walk)
 #pragma unroll
     for (int c = 0; c < kBlCpt; ++c) {
-        const bool has = c < lane.n;
 #pragma unroll
-        for (int k = 0; k < CC1D_WIDTH; ++k) {
-            st.w[c][k] = has ? cc1d_load_float<w_t>(p.weight, (lane.c0 + c) * p.w_stride_d + k * p.w_stride_k) : 0.0f;
-            st.dw[c][k] = 0.0f;
-        }
-        st.bias[c] = 0.0f;
-#if CC1D_HAS_BIAS
-        if (has) st.bias[c] = cc1d_load_float<w_t>(p.bias, (lane.c0 + c) * p.bias_stride);
-#endif
-        st.bias[c] = cc1d_hold_taps(st.w[c], st.bias[c]);
-        st.db[c] = 0.0f;
+        for (int k = 0; k < CC1D_WIDTH; ++k) st.w[c][k] = st.dw[c][k] = 0.0f;
+        st.bias[c] = st.db[c] = 0.0f;
     }
 
     if (lane.n > 0) {
@@ -666,7 +683,7 @@ extern "C" __global__ void BL_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
             row.dout = reinterpret_cast<const x_t*>(p.dout) + row.b * p.dout_stride_b + lane.c0 * p.dout_stride_d;
             row.dx = reinterpret_cast<x_t*>(p.dx) + row.b * p.dx_stride_b + lane.c0 * p.dx_stride_d;
             row.seq = CC1D_HAS_SEQ_IDX ? p.seq_idx + row.b * p.seq_stride_b : 0;
-            bl_walk(p, row, lane, u - row.b * p.tiles, stage, st);
+            bl_walk(p, row, lane, u - row.b * p.tiles, u == first + threadIdx.y, stage, st);
         }
     }
 #pragma unroll
