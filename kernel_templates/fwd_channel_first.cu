@@ -64,12 +64,13 @@ CC1D_DEVICE cc1d_vec16 cf_load_halo(const cc1d_fwd_params& p, const x_t* xrow, c
 #define CF_LAUNCH_BOUNDS __launch_bounds__(CC1D_FWD_CF_THREADS)
 #endif
 
-// 16-bit x: the taps go out before the tile, as stored, and are widened only after the
-// barrier. Asked for after the halo (as fp32 still is), they waited behind the thread that
-// parks it, at its shared-memory store: a second memory latency in every block. On an
-// H200 16-bit ran 1-7% faster the new way (8x2048x1024 SiLU 7%, 4x4096x512 4-5%), fp32 1-3%
-// slower (docs/perf.md, entry 89).
-#define CF_TAPS_FIRST (CC1D_X_DTYPE != 0)
+// The staged kernel in 16-bit asks for the taps before the tile, as stored, and widens
+// them only after the barrier. Asked for after the halo (as the others still do), they
+// waited behind the thread that parks it, at its shared-memory store: a second memory
+// latency in every block. On an H200 16-bit ran 1-7% faster that way (8x2048x1024 SiLU 7%,
+// 4x4096x512 4-5%), fp32 1-3% slower; on an H100, whose DRAM takes the other kernel, that
+// one gained nothing from it (docs/perf.md, entry 89).
+template <bool kStaged> constexpr bool kCfTapsFirst = kStaged && CC1D_X_DTYPE != 0;
 
 // The tile's whole vectors by cp.async, straight into shared memory, so no registers
 // hold them (the staged kernel); complete after cc1d_wait_async_copies.
@@ -116,9 +117,8 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
     cc1d_vec16* s_x = cf_smem + (kStaged ? kCfStagedLead - kCfHalo : 0);
 
     // ---- 1. loads: tile, halo, (seq ids), weights; all issued before the barrier ----
-#if CF_TAPS_FIRST
-    const cc1d_raw_taps taps = cc1d_load_raw_taps(p, d);
-#endif
+    cc1d_raw_taps taps;
+    if constexpr (kCfTapsFirst<kStaged>) taps = cc1d_load_raw_taps(p, d);
     if (kStaged && CC1D_HAS_ASYNC_COPY && vector_ok) {
         cf_stage_tile_async(xrow, tile_start, L, tid, nthreads, s_x + kCfHalo);
     } else if (vector_ok) {
@@ -161,17 +161,13 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
     }
 #endif
 
-    float w[CC1D_WIDTH];
-#if !CF_TAPS_FIRST
-    const float bias = cc1d_load_channel_taps(p, d, w);
-#endif
+    float w[CC1D_WIDTH], bias = 0.0f;
+    if constexpr (!kCfTapsFirst<kStaged>) bias = cc1d_load_channel_taps(p, d, w);
 #if CC1D_HAS_ASYNC_COPY
     if (kStaged) cc1d_wait_async_copies();
 #endif
     __syncthreads();
-#if CF_TAPS_FIRST
-    const float bias = cc1d_taps_to_float(taps, w);
-#endif
+    if constexpr (kCfTapsFirst<kStaged>) bias = cc1d_taps_to_float(taps, w);
 
     // ---- 2. final_states: the last tile holds x̃[L-K .. L-1] in shared memory (raw bits) ----
 #if CC1D_HAS_FINAL_STATES
