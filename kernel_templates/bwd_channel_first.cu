@@ -507,8 +507,8 @@ CC1D_DEVICE void bf_stage_ids_async(const cc1d_bwd_params& p, const bf_shared& s
 // earlier went to uniform registers ahead of the walk all the same, and the lane form (or
 // taps held as stored) cost these variants registers, hence the plan's wave (on an H100
 // some ran up to 7% slower with the lane form); on an H200 8x2048x1024 and 4x256x4096 ran
-// 2% faster (docs/perf.md, entry 89). fp32 without silu, 0-2% slower that way, still
-// loads them before the walk (BF_TAPS_AT_START).
+// 2% faster (docs/perf.md, entry 89). fp32 without silu, up to 1.5% slower that way,
+// still loads them before the walk (BF_TAPS_AT_START).
 #define BF_TAPS_AT_START (!CC1D_SILU && CC1D_X_DTYPE == 0)
 #if CC1D_SILU
 typedef unsigned int bf_pending_taps;

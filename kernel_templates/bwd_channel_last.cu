@@ -548,6 +548,8 @@ CC1D_DEVICE void bl_take_weights(const cc1d_bwd_params& p, const bl_lane& lane, 
 // walk's first loads are out, so their memory latency and the batch's overlap: weights
 // converted where they were loaded, before the walk, made every thread wait for them
 // before its first load, and the first step's x̃ window (silu) the same way after them.
+// (Past the medium shape 0-8% faster on an H200 and an H100; that one-wave shape ran 2-7%
+// slower in 16-bit, for no reason found: docs/perf.md, entry 89.)
 CC1D_DEVICE void bl_walk(const cc1d_bwd_params& p, const bl_row& row, const bl_lane& lane, cc1d_i64 chunk, bool first,
                          const bl_stage& stage_all, bl_state& st) {
     const cc1d_i64 L = row.L;

@@ -69,7 +69,7 @@ CC1D_DEVICE cc1d_vec16 cf_load_halo(const cc1d_fwd_params& p, const x_t* xrow, c
 // waited behind the thread that parks it, at its shared-memory store: a second memory
 // latency in every block. On an H200 16-bit ran 1-7% faster that way (8x2048x1024 SiLU 7%,
 // 4x4096x512 4-5%), fp32 1-3% slower; on an H100, whose DRAM takes the other kernel, that
-// one gained nothing from it (docs/perf.md, entry 89).
+// one ran up to 8% slower with it (docs/perf.md, entry 89).
 template <bool kStaged> constexpr bool kCfTapsFirst = kStaged && CC1D_X_DTYPE != 0;
 
 // The tile's whole vectors by cp.async, straight into shared memory, so no registers
