@@ -116,7 +116,8 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
     // the tile 16 bytes off a boundary (docs/perf.md, entry 86).
     cc1d_vec16* s_x = cf_smem + (kStaged ? kCfStagedLead - kCfHalo : 0);
 
-    // ---- 1. loads: tile, halo, (seq ids), weights; all issued before the barrier ----
+    // ---- 1. loads: tile, halo, (seq ids), weights (kCfTapsFirst: weights first); all issued
+    // before the barrier ----
     cc1d_raw_taps taps;
     if constexpr (kCfTapsFirst<kStaged>) taps = cc1d_load_raw_taps(p, d);
     if (kStaged && CC1D_HAS_ASYNC_COPY && vector_ok) {
