@@ -529,18 +529,9 @@ CC1D_DEVICE void bl_walk_batch(const cc1d_bwd_params& p, const bl_row& row, cons
 
 // The thread's weights and bias as fp32 into st (held, cc1d_hold_taps).
 CC1D_DEVICE void bl_take_weights(const cc1d_bwd_params& p, const bl_lane& lane, bl_state& st) {
+    cc1d_load_channel_weights<kBlCpt>(p, lane.c0, st.w, st.bias);
 #pragma unroll
-    for (int c = 0; c < kBlCpt; ++c) {
-        const bool has = c < lane.n;
-#pragma unroll
-        for (int k = 0; k < CC1D_WIDTH; ++k)
-            st.w[c][k] = has ? cc1d_load_float<w_t>(p.weight, (lane.c0 + c) * p.w_stride_d + k * p.w_stride_k) : 0.0f;
-        st.bias[c] = 0.0f;
-#if CC1D_HAS_BIAS
-        if (has) st.bias[c] = cc1d_load_float<w_t>(p.bias, (lane.c0 + c) * p.bias_stride);
-#endif
-        st.bias[c] = cc1d_hold_taps(st.w[c], st.bias[c]);
-    }
+    for (int c = 0; c < kBlCpt; ++c) st.bias[c] = cc1d_hold_taps(st.w[c], st.bias[c]);
 }
 
 // One unit: chunk [t_begin, t_end) of row b, walked backward (see the header comment).

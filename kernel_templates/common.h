@@ -511,7 +511,7 @@ CC1D_DEVICE float cc1d_load_channel_taps(const Params& p, cc1d_i64 d, float (&w)
     return bias;
 }
 
-// Forward weights and bias of channels first .. first + N - 1 as stored (zeros past D),
+// Weights and bias of channels first .. first + N - 1 as stored (zeros past D),
 // widened to fp32 by cc1d_widen_channel_weights: a kernel can ask for them before its
 // other loads and widen them only after those are issued, so their latency passes under
 // theirs (a conversion in the loads' place makes the thread wait for them there).
@@ -519,8 +519,8 @@ template <int N> struct cc1d_raw_channel_weights {
     w_t w[N][CC1D_WIDTH];
     w_t bias[N];
 };
-template <int N>
-CC1D_DEVICE cc1d_raw_channel_weights<N> cc1d_fetch_channel_weights(const cc1d_fwd_params& p, cc1d_i64 first) {
+template <int N, class Params>
+CC1D_DEVICE cc1d_raw_channel_weights<N> cc1d_fetch_channel_weights(const Params& p, cc1d_i64 first) {
     cc1d_raw_channel_weights<N> raw;
     const w_t* weight = reinterpret_cast<const w_t*>(p.weight);
 #pragma unroll
@@ -548,9 +548,8 @@ CC1D_DEVICE void cc1d_widen_channel_weights(const cc1d_raw_channel_weights<N>& r
     }
 }
 // Both at once.
-template <int N>
-CC1D_DEVICE void cc1d_load_channel_weights(const cc1d_fwd_params& p, cc1d_i64 first, float (&w)[N][CC1D_WIDTH],
-                                           float (&bias)[N]) {
+template <int N, class Params>
+CC1D_DEVICE void cc1d_load_channel_weights(const Params& p, cc1d_i64 first, float (&w)[N][CC1D_WIDTH], float (&bias)[N]) {
     cc1d_widen_channel_weights(cc1d_fetch_channel_weights<N>(p, first), w, bias);
 }
 
