@@ -378,6 +378,29 @@ TEST_CASE("backward: small calls in one launch, 1 to 4 positions a thread, block
             }
 }
 
+TEST_CASE("backward: 16-bit channel-first short rows of many channels, small-call kernel and main kernels") {
+    // B·L of at most 512 and more than 2^17 elements: 16-bit channel-first calls at widths
+    // up to 4 take the small-call kernel there (two positions a thread, or one); rows cross
+    // a thread's positions (61, 100), D cuts the last block short (4099 with two channels
+    // a block). Each call runs through the small-call kernel and again through the main
+    // kernels.
+    const std::array<std::array<std::int64_t, 3>, 4> shapes = {{{4, 1000, 128}, {2, 4099, 64}, {8, 515, 61}, {5, 300, 100}}};
+    std::uint64_t index = 0;
+    for (const auto& [B, D, L] : shapes)
+        for (int width : {2, 3, 4}) {
+            const int turn = static_cast<int>(index);
+            const DTypePair dtypes = dtype_pairs()[3 + static_cast<std::size_t>(turn) % 6];   // the 16-bit x pairs
+            const bool states = turn % 3 != 2;
+            BackwardVariant v{Layout::channel_first, dtypes, width, turn % 2 ? Activation::silu : Activation::none,
+                              turn % 4 != 3, turn % 3 != 1, states, states && turn % 2 == 0, turn % 5 != 4};
+            const Run r{B, D, L, view_kind(turn, false), view_kind(turn + 1, false), view_kind(turn + 2, false),
+                        view_kind(turn + 3, false), turn % 2 == 1, turn % 3 == 0, states};
+            const std::uint32_t seed = case_seed(23, index++);
+            INFO(v.name(), " | ", r.name(), " | seed ", seed);
+            CHECK_MESSAGE(run_backward_case(v, r, seed), "the call did not take the small-call kernel");
+        }
+}
+
 TEST_CASE("backward: empty calls (B, D or L = 0) with seq_idx and states, empty tensors with null data") {
     // Nothing may read or write an empty tensor. B = 0 or L = 0: dweight and dbias get
     // zeros (or keep their contents with accumulate); L = 0: dinitial_states gets

@@ -115,6 +115,28 @@ TEST_CASE("small backward plan: larger calls, far-reaching views and switched of
     CHECK(backward::plan_small(v, call_args(2, 64, 128, Layout::channel_last)));
 }
 
+TEST_CASE("small backward plan: 16-bit channel-first short rows up to 2^21 elements") {
+    // At most two positions a thread (B * L <= 512) in registers (widths up to 4): the
+    // main kernel's row-sized tiles would leave most of their threads idle.
+    const Variant cf = small_variant(Layout::channel_first);
+    CHECK(backward::plan_small(cf, call_args(4, 1024, 128, Layout::channel_first)));    // 2^19 elements
+    CHECK(backward::plan_small(cf, call_args(4, 4096, 128, Layout::channel_first)));    // 2^21
+    CHECK_FALSE(backward::plan_small(cf, call_args(4, 4097, 128, Layout::channel_first)));
+    CHECK(backward::plan_small(cf, call_args(2, 16384, 64, Layout::channel_first)));    // 128 positions
+    CHECK_FALSE(backward::plan_small(cf, call_args(3, 1024, 171, Layout::channel_first)));   // 513 positions
+    auto fp16 = cf;
+    fp16.x_dtype = fp16.weight_dtype = DType::fp16;
+    CHECK(backward::plan_small(fp16, call_args(4, 1024, 128, Layout::channel_first)));
+    // Not for fp32 x (mixed results), wider windows (the staged phases) or channel-last
+    // (a warp's lanes are channels): those keep 2^17.
+    auto fp32 = cf;
+    fp32.x_dtype = fp32.weight_dtype = DType::fp32;
+    CHECK(backward::plan_small(fp32, call_args(1, 1024, 128, Layout::channel_first)));   // 2^17
+    CHECK_FALSE(backward::plan_small(fp32, call_args(4, 1024, 128, Layout::channel_first)));
+    CHECK_FALSE(backward::plan_small(small_variant(Layout::channel_first, 5), call_args(4, 1024, 128, Layout::channel_first, 5)));
+    CHECK_FALSE(backward::plan_small(small_variant(Layout::channel_last), call_args(4, 1024, 128, Layout::channel_last)));
+}
+
 TEST_CASE("small backward call: one launch of its module's kernel, which writes dweight and dbias itself") {
     for (Layout layout : {Layout::channel_first, Layout::channel_last})
         for (bool deterministic : {true, false}) {
