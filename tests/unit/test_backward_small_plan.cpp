@@ -116,13 +116,16 @@ TEST_CASE("small backward plan: larger calls, far-reaching views and switched of
 }
 
 TEST_CASE("small backward plan: 16-bit channel-first short rows up to 2^21 elements") {
-    // At most two positions a thread (B * L <= 512) in registers (widths up to 4): the
-    // main kernel's row-sized tiles would leave most of their threads idle.
+    // Two positions a thread (256 < B * L <= 512), or one on rows of at most 64, in
+    // registers (widths up to 4): the main kernel's row-sized tiles would leave most of
+    // their threads idle.
     const Variant cf = small_variant(Layout::channel_first);
     CHECK(backward::plan_small(cf, call_args(4, 1024, 128, Layout::channel_first)));    // 2^19 elements
     CHECK(backward::plan_small(cf, call_args(4, 4096, 128, Layout::channel_first)));    // 2^21
     CHECK_FALSE(backward::plan_small(cf, call_args(4, 4097, 128, Layout::channel_first)));
-    CHECK(backward::plan_small(cf, call_args(2, 16384, 64, Layout::channel_first)));    // 128 positions
+    CHECK(backward::plan_small(cf, call_args(2, 16384, 64, Layout::channel_first)));    // rows of 64
+    CHECK_FALSE(backward::plan_small(cf, call_args(2, 2048, 128, Layout::channel_first)));   // 256 positions, rows of 128
+    CHECK(backward::plan_small(cf, call_args(1, 128, 1024, Layout::channel_first)));    // 2^17: any call that small
     CHECK_FALSE(backward::plan_small(cf, call_args(3, 1024, 171, Layout::channel_first)));   // 513 positions
     auto fp16 = cf;
     fp16.x_dtype = fp16.weight_dtype = DType::fp16;

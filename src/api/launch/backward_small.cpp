@@ -16,18 +16,23 @@ constexpr std::int64_t kSmallMaxElements = std::int64_t(1) << 17;
 // Dynamic shared memory any block may have without opting in to more.
 constexpr std::int64_t kSmallSharedBytes = 48 * 1024;
 
-// 16-bit channel-first calls of short rows, which bwd_small.cu walks in registers (at
-// most two positions a thread, windows of up to 4 taps), up to this many elements. The
-// main channel-first kernel tiles one row at a time with at least 64 threads of 8
-// positions each, so a row of 64-128 positions leaves 75-88% of its threads idle; on an
-// H200 these calls ran 2-52% faster here (4x1024x128 bf16 16.2 -> 10.7 us, 2x8192x64
-// 36.0 -> 20.1 us, 4x4096x128 = 2^21 elements 33.3 -> 25.2 us). fp32 rows fill half of
-// such a tile, and there this kernel won or lost by up to a third depending on the shape
-// (docs/perf.md, entry 90): fp32 keeps kSmallMaxElements.
+// 16-bit channel-first calls of short rows, which bwd_small.cu walks in registers
+// (windows of up to 4 taps), up to this many elements: calls of two positions a thread
+// (257-512 positions), and of one where rows are at most 64 positions long. The main
+// channel-first kernel tiles one row at a time with at least 64 threads of 8 positions
+// each, so a row of 128 positions leaves 75% of its threads idle, one of 64 88%. On an
+// H200 and an H100 these calls ran 2-49% faster here (4x1024x128 bf16 on the H200 16.2 ->
+// 10.7 us, 2x8192x64 36.0 -> 20.1 us, 4x4096x128 = 2^21 elements 33.3 -> 25.2 us); rows
+// of 128 positions at one position a thread (2x2048x128) ran 4% faster on the H200 but
+// 11% slower on the H100, and fp32, whose rows fill twice as much of a tile, won or lost
+// by up to a third depending on the shape (docs/perf.md, entry 90): those keep
+// kSmallMaxElements.
 constexpr std::int64_t kSmallMaxShortRowElements = std::int64_t(1) << 21;
-bool short_sixteen_bit_rows(const Variant& v, std::int64_t positions) {
-    return v.layout == Layout::channel_first && v.x_dtype != DType::fp32 && v.width <= 4 &&
-           positions <= 2 * CC1D_BWD_SMALL_THREADS;
+constexpr std::int64_t kShortRow = 64;
+bool short_sixteen_bit_rows(const Variant& v, std::int64_t positions, std::int64_t seqlen) {
+    constexpr std::int64_t threads = CC1D_BWD_SMALL_THREADS;
+    return v.layout == Layout::channel_first && v.x_dtype != DType::fp32 && v.width <= 4 && positions <= 2 * threads &&
+           (positions > threads || seqlen <= kShortRow);
 }
 
 int log2_exact(std::int64_t v) {
@@ -46,7 +51,7 @@ std::optional<SmallPlan> plan_small(const Variant& variant, const BackwardArgs& 
     static_assert(CC1D_BWD_SMALL_POSITIONS * CC1D_BWD_SMALL_THREADS * Variant::max_width < (1 << 16),
                   "bwd_small.cu splits indices below 2^16 by multiplies");
     if (positions > std::int64_t(CC1D_BWD_SMALL_POSITIONS) * CC1D_BWD_SMALL_THREADS) return std::nullopt;
-    if (positions * dim > (short_sixteen_bit_rows(variant, positions) ? kSmallMaxShortRowElements : kSmallMaxElements))
+    if (positions * dim > (short_sixteen_bit_rows(variant, positions, seqlen) ? kSmallMaxShortRowElements : kSmallMaxElements))
         return std::nullopt;
     for (const Tensor* t : {&args.x, &args.dout, &args.dx, &args.seq_idx, &args.initial_states, &args.dinitial_states,
                             &args.dfinal_states})
