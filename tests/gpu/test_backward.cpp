@@ -378,18 +378,18 @@ TEST_CASE("backward: small calls in one launch, 1 to 4 positions a thread, block
             }
 }
 
-TEST_CASE("backward: 16-bit channel-first short rows of many channels, small-call kernel and main kernels") {
-    // B·L of at most 512 and more than 2^17 elements: 16-bit channel-first calls at widths
-    // up to 4 take the small-call kernel there (two positions a thread, or one); rows cross
-    // a thread's positions (61, 100), D cuts the last block short (4099 with two channels
-    // a block). Each call runs through the small-call kernel and again through the main
-    // kernels.
-    const std::array<std::array<std::int64_t, 3>, 4> shapes = {{{4, 1000, 128}, {2, 4099, 64}, {8, 515, 61}, {5, 300, 100}}};
+TEST_CASE("backward: channel-first short rows of many channels, small-call kernel and main kernels") {
+    // B·L of at most 512 and more than 2^17 elements (at most 2^19, so fp32 too): channel-
+    // first calls at widths up to 4 take the small-call kernel there (two positions a
+    // thread, or one on rows of 64); rows cross a thread's positions (61, 100), D cuts the
+    // last block short (4001 with two channels a block). Each call runs through the
+    // small-call kernel and again through the main kernels.
+    const std::array<std::array<std::int64_t, 3>, 4> shapes = {{{4, 1000, 128}, {2, 4001, 64}, {8, 515, 61}, {5, 300, 100}}};
     std::uint64_t index = 0;
     for (const auto& [B, D, L] : shapes)
         for (int width : {2, 3, 4}) {
             const int turn = static_cast<int>(index);
-            const DTypePair dtypes = dtype_pairs()[3 + static_cast<std::size_t>(turn) % 6];   // the 16-bit x pairs
+            const DTypePair dtypes = dtype_pairs()[static_cast<std::size_t>(turn) % dtype_pairs().size()];
             const bool states = turn % 3 != 2;
             BackwardVariant v{Layout::channel_first, dtypes, width, turn % 2 ? Activation::silu : Activation::none,
                               turn % 4 != 3, turn % 3 != 1, states, states && turn % 2 == 0, turn % 5 != 4};

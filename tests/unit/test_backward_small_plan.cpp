@@ -115,7 +115,7 @@ TEST_CASE("small backward plan: larger calls, far-reaching views and switched of
     CHECK(backward::plan_small(v, call_args(2, 64, 128, Layout::channel_last)));
 }
 
-TEST_CASE("small backward plan: 16-bit channel-first short rows up to 2^21 elements") {
+TEST_CASE("small backward plan: channel-first short rows up to 2^21 elements in 16-bit, 2^19 in fp32") {
     // Two positions a thread (256 < B * L <= 512), or one on rows of at most 64, in
     // registers (widths up to 4): the main kernel's row-sized tiles would leave most of
     // their threads idle.
@@ -130,12 +130,14 @@ TEST_CASE("small backward plan: 16-bit channel-first short rows up to 2^21 eleme
     auto fp16 = cf;
     fp16.x_dtype = fp16.weight_dtype = DType::fp16;
     CHECK(backward::plan_small(fp16, call_args(4, 1024, 128, Layout::channel_first)));
-    // Not for fp32 x (mixed results), wider windows (the staged phases) or channel-last
-    // (a warp's lanes are channels): those keep 2^17.
     auto fp32 = cf;
     fp32.x_dtype = fp32.weight_dtype = DType::fp32;
-    CHECK(backward::plan_small(fp32, call_args(1, 1024, 128, Layout::channel_first)));   // 2^17
-    CHECK_FALSE(backward::plan_small(fp32, call_args(4, 1024, 128, Layout::channel_first)));
+    CHECK(backward::plan_small(fp32, call_args(4, 1024, 128, Layout::channel_first)));   // 2^19
+    CHECK_FALSE(backward::plan_small(fp32, call_args(4, 1025, 128, Layout::channel_first)));
+    CHECK(backward::plan_small(fp32, call_args(2, 4096, 64, Layout::channel_first)));    // rows of 64
+    CHECK_FALSE(backward::plan_small(fp32, call_args(2, 8192, 64, Layout::channel_first)));
+    // Not for wider windows (the staged phases) or channel-last (a warp's lanes are
+    // channels): those keep 2^17.
     CHECK_FALSE(backward::plan_small(small_variant(Layout::channel_first, 5), call_args(4, 1024, 128, Layout::channel_first, 5)));
     CHECK_FALSE(backward::plan_small(small_variant(Layout::channel_last), call_args(4, 1024, 128, Layout::channel_last)));
 }

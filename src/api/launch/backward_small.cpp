@@ -16,23 +16,24 @@ constexpr std::int64_t kSmallMaxElements = std::int64_t(1) << 17;
 // Dynamic shared memory any block may have without opting in to more.
 constexpr std::int64_t kSmallSharedBytes = 48 * 1024;
 
-// 16-bit channel-first calls of short rows, which bwd_small.cu walks in registers
-// (windows of up to 4 taps), up to this many elements: calls of two positions a thread
-// (257-512 positions), and of one where rows are at most 64 positions long. The main
-// channel-first kernel tiles one row at a time with at least 64 threads of 8 positions
-// each, so a row of 128 positions leaves 75% of its threads idle, one of 64 88%. On an
-// H200 and an H100 these calls ran 2-49% faster here (4x1024x128 bf16 on the H200 16.2 ->
-// 10.7 us, 2x8192x64 36.0 -> 20.1 us, 4x4096x128 = 2^21 elements 33.3 -> 25.2 us); rows
-// of 128 positions at one position a thread (2x2048x128) ran 4% faster on the H200 but
-// 11% slower on the H100, and fp32, whose rows fill twice as much of a tile, won or lost
-// by up to a third depending on the shape (docs/perf.md, entry 90): those keep
-// kSmallMaxElements.
-constexpr std::int64_t kSmallMaxShortRowElements = std::int64_t(1) << 21;
+// Channel-first calls of short rows, which bwd_small.cu walks in registers (windows of
+// up to 4 taps): calls of two positions a thread (257-512 positions), and of one where
+// rows are at most kShortRow positions long. The main channel-first kernel tiles one row
+// at a time with at least 64 threads of a 16-byte vector each, so a 16-bit row of 128
+// positions leaves 75% of its threads idle, one of 64 88% (fp32: 50% and 75%). They take
+// the small kernel up to these many elements. 16-bit: on an H200 and an H100 2-49% faster
+// (4x1024x128 bf16 on the H200 16.2 -> 10.7 us, 2x8192x64 36.0 -> 20.1 us, 4x4096x128 =
+// 2^21 elements 33.3 -> 25.2 us). fp32: 9-32% faster up to 2^19 elements on the H200, 25%
+// slower at 2^21. Rows of 128 positions at one position a thread (2x2048x128 bf16) ran 4%
+// faster on the H200 but 11% slower on the H100: those keep kSmallMaxElements
+// (docs/perf.md, entry 90).
 constexpr std::int64_t kShortRow = 64;
-bool short_sixteen_bit_rows(const Variant& v, std::int64_t positions, std::int64_t seqlen) {
+std::int64_t max_elements(const Variant& v, std::int64_t positions, std::int64_t seqlen) {
     constexpr std::int64_t threads = CC1D_BWD_SMALL_THREADS;
-    return v.layout == Layout::channel_first && v.x_dtype != DType::fp32 && v.width <= 4 && positions <= 2 * threads &&
-           (positions > threads || seqlen <= kShortRow);
+    const bool short_rows = v.layout == Layout::channel_first && v.width <= 4 && positions <= 2 * threads &&
+                            (positions > threads || seqlen <= kShortRow);
+    if (!short_rows) return kSmallMaxElements;
+    return std::int64_t(1) << (v.x_dtype == DType::fp32 ? 19 : 21);
 }
 
 int log2_exact(std::int64_t v) {
@@ -51,8 +52,7 @@ std::optional<SmallPlan> plan_small(const Variant& variant, const BackwardArgs& 
     static_assert(CC1D_BWD_SMALL_POSITIONS * CC1D_BWD_SMALL_THREADS * Variant::max_width < (1 << 16),
                   "bwd_small.cu splits indices below 2^16 by multiplies");
     if (positions > std::int64_t(CC1D_BWD_SMALL_POSITIONS) * CC1D_BWD_SMALL_THREADS) return std::nullopt;
-    if (positions * dim > (short_sixteen_bit_rows(variant, positions, seqlen) ? kSmallMaxShortRowElements : kSmallMaxElements))
-        return std::nullopt;
+    if (positions * dim > max_elements(variant, positions, seqlen)) return std::nullopt;
     for (const Tensor* t : {&args.x, &args.dout, &args.dx, &args.seq_idx, &args.initial_states, &args.dinitial_states,
                             &args.dfinal_states})
         if (!util::offsets_fit_int32(*t)) return std::nullopt;
