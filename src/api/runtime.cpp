@@ -80,7 +80,7 @@ static void run_op(Runtime::Impl& impl, const Variant& variant, const Args& args
 void Runtime::forward(const ForwardArgs& args, void* stream) {
     Variant variant = validate::forward(args);
     // A small call runs one output a thread, from a module of its own (forward_small.hpp).
-    if (const auto small = launch::forward::plan_small(args)) {
+    if (const auto small = launch::forward::plan_small(variant, args)) {
         variant.small_call = true;
         auto launch_small = [&small](launch::Launcher& launcher, const Variant& v, const ForwardArgs& a) {
             launch::forward::run_small(launcher, v, a, *small);

@@ -264,6 +264,26 @@ TEST_CASE("forward: small calls, one output a thread, up to 2^17 outputs") {
             }
 }
 
+TEST_CASE("forward: channel-first rows of at most 64 positions past 2^17 outputs, both kernels") {
+    // Channel-first calls of short rows take the small-call kernel up to 2^21 outputs:
+    // rows of 64, 61 and 3 (shorter than the window at width 16), D odd, every dtype pair,
+    // features rotated, views contiguous, strided and misaligned. Each call runs through
+    // the small-call kernel and again through the main kernels.
+    const std::array<std::array<std::int64_t, 3>, 3> shapes = {{{3, 1001, 64}, {5, 517, 61}, {64, 1031, 3}}};
+    std::uint64_t index = 0;
+    for (const auto& [B, D, L] : shapes)
+        for (int width : {2, 4, 16}) {
+            const int turn = static_cast<int>(index);
+            const DTypePair dtypes = dtype_pairs()[static_cast<std::size_t>(turn) % dtype_pairs().size()];
+            ForwardVariant v{Layout::channel_first, dtypes, width, turn % 2 ? Activation::silu : Activation::none,
+                             turn % 4 != 3, turn % 3 != 1, turn % 3 != 2, turn % 2 == 0};
+            const Geometry g{B, D, L, view_kind(turn, false), view_kind(turn + 1, false), view_kind(turn + 2, turn % 2 == 1)};
+            const std::uint32_t seed = case_seed(10, index++);
+            INFO(v.name(), " | ", g.name(), " | seed ", seed);
+            CHECK_MESSAGE(run_forward_case(v, g, seed), "the call did not take the small-call kernel");
+        }
+}
+
 TEST_CASE("forward: empty calls (B, D or L = 0) with seq_idx and states, empty tensors with null data") {
     // Frameworks may pass an empty tensor with a null data pointer. Nothing may read or
     // write an empty tensor; with L = 0 the call only copies initial_states into

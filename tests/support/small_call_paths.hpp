@@ -12,7 +12,9 @@
 namespace cc1d::test {
 
 // True when the forward call `args` goes to the small-call kernel as things stand.
-inline bool takes_small_forward_kernel(const ForwardArgs& args) { return launch::forward::plan_small(args).has_value(); }
+inline bool takes_small_forward_kernel(const ForwardArgs& args) {
+    return launch::forward::plan_small(validate::forward(args), args).has_value();
+}
 
 // True when the backward call `args` goes to the small-call kernel as things stand.
 inline bool takes_small_backward_kernel(const BackwardArgs& args) {

@@ -37,6 +37,15 @@ ForwardArgs call_args(std::int64_t B, std::int64_t D, std::int64_t L, Layout lay
     return a;
 }
 
+// The small plan of a bf16 call in `layout`.
+std::optional<forward::SmallPlan> plan_for(const ForwardArgs& args, Layout layout) {
+    Variant v;
+    v.op = Op::fwd;
+    v.layout = layout;
+    v.x_dtype = v.weight_dtype = DType::bf16;
+    return forward::plan_small(v, args);
+}
+
 }  // namespace
 
 TEST_CASE("divisor_of: the kernels' multiply-and-shift equals n / d for every n below 2^31") {
@@ -66,22 +75,33 @@ TEST_CASE("divisor_of: the kernels' multiply-and-shift equals n / d for every n 
 TEST_CASE("small forward plan: one thread an output, up to 2^17 outputs") {
     for (Layout layout : {Layout::channel_first, Layout::channel_last}) {
         INFO("channel-last=", layout == Layout::channel_last);
-        const auto small = forward::plan_small(call_args(2, 64, 128, layout));
+        const auto small = plan_for(call_args(2, 64, 128, layout), layout);
         REQUIRE(small.has_value());
         CHECK(small->blocks == 2 * 64 * 128 / CC1D_FWD_SMALL_THREADS);
-        CHECK(forward::plan_small(call_args(3, 5, 7, layout))->blocks == 1);
-        CHECK(forward::plan_small(call_args(1, 1024, 128, layout)));    // 2^17 outputs
-        CHECK_FALSE(forward::plan_small(call_args(1, 1025, 128, layout)));
-        CHECK(forward::plan_small(call_args(1, 1, 1, layout)));
+        CHECK(plan_for(call_args(3, 5, 7, layout), layout)->blocks == 1);
+        CHECK(plan_for(call_args(1, 1024, 128, layout), layout));    // 2^17 outputs
+        CHECK_FALSE(plan_for(call_args(1, 1025, 128, layout), layout));
+        CHECK(plan_for(call_args(1, 1, 1, layout), layout));
     }
+}
+
+TEST_CASE("small forward plan: channel-first rows of at most 64 positions up to 2^21 outputs") {
+    // The main kernel's row-sized tiles would leave most of their threads idle.
+    const Layout cf = Layout::channel_first, cl = Layout::channel_last;
+    CHECK(plan_for(call_args(2, 8192, 64, cf), cf));    // 2^20 outputs
+    CHECK(plan_for(call_args(4, 8192, 64, cf), cf));    // 2^21
+    CHECK_FALSE(plan_for(call_args(4, 8193, 64, cf), cf));
+    CHECK(plan_for(call_args(64, 1024, 7, cf), cf));
+    CHECK_FALSE(plan_for(call_args(4, 1024, 65, cf), cf));   // rows of 65: 2^17 as before
+    CHECK_FALSE(plan_for(call_args(2, 8192, 64, cl), cl));   // channel-last: 2^17 as before
 }
 
 TEST_CASE("small forward plan: empty calls, far-reaching views and switched off go to the main kernels") {
     const Layout cl = Layout::channel_last;
-    CHECK_FALSE(forward::plan_small(call_args(0, 64, 128, cl)));
-    CHECK_FALSE(forward::plan_small(call_args(2, 0, 128, cl)));
+    CHECK_FALSE(plan_for(call_args(0, 64, 128, cl), cl));
+    CHECK_FALSE(plan_for(call_args(2, 0, 128, cl), cl));
     // L = 0 with final_states: the main kernels write the states from initial_states.
-    CHECK_FALSE(forward::plan_small(call_args(2, 64, 0, cl)));
+    CHECK_FALSE(plan_for(call_args(2, 64, 0, cl), cl));
     // A view whose last element lies 2^31 elements on (or back): 32-bit offsets would not
     // reach it. Every tensor counts, the states and ids too.
     for (int which = 0; which < 4; ++which) {
@@ -90,16 +110,16 @@ TEST_CASE("small forward plan: empty calls, far-reaching views and switched off 
         const std::int64_t step = which % 2 == 0 ? (std::int64_t(1) << 31) : -(std::int64_t(1) << 31);
         if (which < 2) far.out = Tensor(const_cast<void*>(address(1)), DType::bf16, {2, 64, 128}, {step, 1, 64});
         else far.initial_states = Tensor(address(5), DType::bf16, {2, 64, 3}, {step, 3, 1});
-        CHECK_FALSE(forward::plan_small(far));
+        CHECK_FALSE(plan_for(far, cl));
     }
     ForwardArgs far_ids = call_args(2, 64, 128, cl);
     far_ids.seq_idx = Tensor(address(4), DType::int32, {2, 128}, {std::int64_t(1) << 31, 1});
-    CHECK_FALSE(forward::plan_small(far_ids));
+    CHECK_FALSE(plan_for(far_ids, cl));
     {
         test::ScopedEnv off("CC1D_DISABLE_SMALL_FORWARD", "1");
-        CHECK_FALSE(forward::plan_small(call_args(2, 64, 128, cl)));
+        CHECK_FALSE(plan_for(call_args(2, 64, 128, cl), cl));
     }
-    CHECK(forward::plan_small(call_args(2, 64, 128, cl)));
+    CHECK(plan_for(call_args(2, 64, 128, cl), cl));
 }
 
 TEST_CASE("small forward call: one launch of its module's kernel, the index split by L and D in layout order") {
@@ -111,7 +131,7 @@ TEST_CASE("small forward call: one launch of its module's kernel, the index spli
         v.layout = layout;
         v.small_call = true;
         const ForwardArgs args = call_args(3, 67, 129, layout);
-        const auto plan = forward::plan_small(args);
+        const auto plan = plan_for(args, layout);
         REQUIRE(plan.has_value());
         test::RecordingLauncher<cc1d_fwd_params> launcher;
         forward::run_small(launcher, v, args, *plan);

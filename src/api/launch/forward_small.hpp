@@ -15,11 +15,12 @@ struct SmallPlan {
 };
 
 // The plan when the call fits the small kernel: at least one position (L = 0 still writes
-// final_states, which the main kernels do), at most kSmallMaxOutputs outputs (beyond that
-// the main kernels' vector loads win) and every view within 2^31 elements (32-bit
-// offsets). nullopt otherwise, or when CC1D_DISABLE_SMALL_FORWARD is set (read per call,
-// so tests can run a call both ways).
-std::optional<SmallPlan> plan_small(const ForwardArgs& args);
+// final_states, which the main kernels do), at most 2^17 outputs (beyond that the main
+// kernels' vector loads win; channel-first rows of at most 64 positions up to 2^21, where
+// the main kernel's row-sized tiles leave most threads idle) and every view within 2^31
+// elements (32-bit offsets). nullopt otherwise, or when CC1D_DISABLE_SMALL_FORWARD is set
+// (read per call, so tests can run a call both ways).
+std::optional<SmallPlan> plan_small(const Variant& variant, const ForwardArgs& args);
 
 // Launches the small-call kernel (the main kernel of `variant`'s module, a small-call
 // variant) with `plan`.
