@@ -240,10 +240,10 @@ TEST_CASE("forward: the kernels of fast- and slow-memory devices (CC1D_MEMORY_GB
 }
 
 TEST_CASE("forward: small calls, one output a thread, up to 2^17 outputs") {
-    // From one output to 2^17 (1 x 1024 x 128, the largest small call), with rows shorter
-    // than the window (L < W - 1: states and ids from before the row start), at widths 1,
-    // 4 and 16, every feature rotated and the views through contiguous, strided and
-    // misaligned. Each call runs through the small-call kernel and again through the main
+    // From one output to 2^17 (1 x 1024 x 128, the largest small call of rows past 64
+    // positions), with rows shorter than the window (L < W - 1: states and ids from before
+    // the row start), at widths 1, 4 and 16, every feature rotated and the views through
+    // contiguous, strided and misaligned. Each call runs through the small-call kernel and again through the main
     // kernels.
     const std::array<std::array<std::int64_t, 3>, 6> shapes = {
         {{1, 1, 1}, {3, 37, 5}, {2, 67, 33}, {5, 19, 100}, {4, 3, 256}, {1, 1024, 128}}};

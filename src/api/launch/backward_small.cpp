@@ -20,11 +20,11 @@ constexpr std::int64_t kSmallSharedBytes = 48 * 1024;
 // up to 4 taps): calls of two positions a thread (257-512 positions), and of one where
 // rows are at most kShortRow positions long. The main channel-first kernel tiles one row
 // at a time with at least 64 threads of a 16-byte vector each, so a 16-bit row of 128
-// positions leaves 75% of its threads idle, one of 64 88% (fp32: 50% and 75%). They take
-// the small kernel up to these many elements. 16-bit: on an H200 and an H100 2-49% faster
-// (4x1024x128 bf16 on the H200 16.2 -> 10.7 us, 2x8192x64 36.0 -> 20.1 us, 4x4096x128 =
-// 2^21 elements 33.3 -> 25.2 us). fp32: 9-32% faster up to 2^19 elements on the H200, 25%
-// slower at 2^21. Rows of 128 positions at one position a thread (2x2048x128 bf16) ran 4%
+// positions leaves 75% of its threads idle, one of 64 88% (fp32: 50% and 75%). Such calls
+// take the small kernel up to the element counts below. 16-bit: on an H200 and an H100
+// 2-49% faster (4x1024x128 bf16 on the H200 16.2 -> 10.7 us, 2x8192x64 36.0 -> 20.1 us,
+// 4x4096x128 = 2^21 elements 33.3 -> 25.2 us). fp32: 9-32% faster up to 2^19 elements on
+// both, but 25% slower at 2^21 on the H200. Rows of 128 positions at one position a thread (2x2048x128 bf16) ran 4%
 // faster on the H200 but 11% slower on the H100: those keep kSmallMaxElements
 // (docs/perf.md, entry 90).
 constexpr std::int64_t kShortRow = 64;

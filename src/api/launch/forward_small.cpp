@@ -13,9 +13,10 @@ namespace {
 constexpr std::int64_t kSmallMaxOutputs = std::int64_t(1) << 17;
 // Channel-first calls of rows of at most kShortRow positions, up to kShortRowOutputs. The
 // main channel-first kernel gives each row at least a warp of 8 (fp32) or 32 (16-bit)
-// positions a thread, so such a row keeps 2-8 of its 32 threads busy; on an H200 these
-// calls ran 20-27% faster here (2x8192x64 15.0 -> 11.0 us). Rows of 128 positions ran
-// 2-13% slower here (docs/perf.md, entry 90), so they keep kSmallMaxOutputs.
+// positions a thread, so such a row keeps 2-8 of its 32 threads busy; these calls ran
+// 20-27% faster here on an H200 (2x8192x64 15.0 -> 11.0 us) and 23-54% on an H100. Rows
+// of 128 positions ran 2-13% slower here (docs/perf.md, entry 91), so they keep
+// kSmallMaxOutputs.
 constexpr std::int64_t kShortRow = 64;
 constexpr std::int64_t kShortRowOutputs = std::int64_t(1) << 21;
 
