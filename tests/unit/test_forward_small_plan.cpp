@@ -1,8 +1,8 @@
 // Which forward calls run the small-call kernel (fwd_small.cu) and how it is launched:
 // calls of at least one position and at most 2^17 outputs (channel-first rows of at most
-// 64 positions: 2^21), views within 2^31 elements,
-// not switched off; one thread an output, the flat index split by multiplies whose
-// divisors the host computes (util::divisor_of).
+// 64 positions: 2^21), views within 2^31 elements, not switched off; one thread an
+// output, the flat index split by multiplies whose divisors the host computes
+// (util::divisor_of).
 #include <cstdint>
 #include <random>
 #include <vector>
