@@ -16,22 +16,25 @@ constexpr std::int64_t kSmallMaxElements = std::int64_t(1) << 17;
 // Dynamic shared memory any block may have without opting in to more.
 constexpr std::int64_t kSmallSharedBytes = 48 * 1024;
 
-// Channel-first calls of short rows, which bwd_small.cu walks in registers (windows of
-// up to 4 taps): calls of two positions a thread (257-512 positions), and of one where
-// rows are at most kShortRow positions long. The main channel-first kernel tiles one row
-// at a time with at least 64 threads of a 16-byte vector each, so a 16-bit row of 128
-// positions leaves 75% of its threads idle, one of 64 88% (fp32: 50% and 75%). Such calls
-// take the small kernel up to the element counts below. 16-bit: on an H200 and an H100
-// 2-49% faster (4x1024x128 bf16 on the H200 16.2 -> 10.7 us, 2x8192x64 36.0 -> 20.1 us,
-// 4x4096x128 = 2^21 elements 33.3 -> 25.2 us). fp32: 9-32% faster up to 2^19 elements on
-// both, but 25% slower at 2^21 on the H200. Rows of 128 positions at one position a thread (2x2048x128 bf16) ran 4%
-// faster on the H200 but 11% slower on the H100: those keep kSmallMaxElements
-// (docs/perf.md, entry 90).
+// Channel-first calls of short rows (windows of up to 4 taps): rows of at most
+// kShortRow positions, and of at most kShortRowMany where a thread takes two to
+// CC1D_BWD_SMALL_POSITIONS positions (257-1,024 of them in all). The main channel-first
+// kernel tiles one row at a time with at least 64 threads of a 16-byte vector each, so a
+// 16-bit row of 128 positions leaves 75% of its threads idle, one of 64 88% (fp32: 50% and
+// 75%). Such calls take the small kernel up to the element counts below. 16-bit: on an
+// H200 and an H100 2-58% faster (4x1024x128 bf16 on the H200 16.2 -> 10.7 us, 8x1024x128
+// 22.3 -> 14.3 us, 16x1024x64 34.7 -> 14.4 us, 2x8192x64 36.0 -> 20.1 us, 4x4096x128 =
+// 2^21 elements 33.3 -> 25.2 us). fp32: 9-32% faster up to 2^19 elements on both, but 25%
+// slower at 2^21 on the H200. Rows of 128 positions at one position a thread
+// (2x2048x128 bf16) ran 4% faster on the H200 but 11% slower on the H100, and rows of 256
+// at four 19-29% slower (4x2048x256 bf16): those keep kSmallMaxElements (docs/perf.md,
+// entry 90).
 constexpr std::int64_t kShortRow = 64;
+constexpr std::int64_t kShortRowMany = 128;
 std::int64_t max_elements(const Variant& v, std::int64_t positions, std::int64_t seqlen) {
     constexpr std::int64_t threads = CC1D_BWD_SMALL_THREADS;
-    const bool short_rows = v.layout == Layout::channel_first && v.width <= 4 && positions <= 2 * threads &&
-                            (positions > threads || seqlen <= kShortRow);
+    const bool short_rows = v.layout == Layout::channel_first && v.width <= 4 &&
+                            (seqlen <= kShortRow || (seqlen <= kShortRowMany && positions > threads));
     if (!short_rows) return kSmallMaxElements;
     return std::int64_t(1) << (v.x_dtype == DType::fp32 ? 19 : 21);
 }
