@@ -117,16 +117,18 @@ TEST_CASE("small backward plan: larger calls, far-reaching views and switched of
 }
 
 TEST_CASE("small backward plan: channel-first short rows up to 2^21 elements in 16-bit, 2^19 in fp32") {
-    // Rows of at most 64 positions, or of 128 at two to four positions a thread (256 <
-    // B * L <= 1024), at widths up to 4: the main kernel's row-sized tiles would leave most
+    // Rows of at most 64 positions, or of 128 at two to eight positions a thread (256 <
+    // B * L <= 2048), at widths up to 4: the main kernel's row-sized tiles would leave most
     // of their threads idle.
     const Variant cf = small_variant(Layout::channel_first);
     CHECK(backward::plan_small(cf, call_args(4, 1024, 128, Layout::channel_first)));    // 2^19 elements
     CHECK(backward::plan_small(cf, call_args(4, 4096, 128, Layout::channel_first)));    // 2^21
     CHECK_FALSE(backward::plan_small(cf, call_args(4, 4097, 128, Layout::channel_first)));
     CHECK(backward::plan_small(cf, call_args(8, 2048, 128, Layout::channel_first)));    // four positions a thread
-    CHECK(backward::plan_small(cf, call_args(16, 2048, 64, Layout::channel_first)));
-    CHECK_FALSE(backward::plan_small(cf, call_args(9, 1024, 128, Layout::channel_first)));   // 1,152 positions
+    CHECK(backward::plan_small(cf, call_args(16, 1024, 128, Layout::channel_first)));   // eight
+    CHECK(backward::plan_small(cf, call_args(32, 1024, 64, Layout::channel_first)));
+    CHECK_FALSE(backward::plan_small(cf, call_args(17, 512, 128, Layout::channel_first)));   // 2,176 positions
+    CHECK_FALSE(backward::plan_small(cf, call_args(3, 64, 512, Layout::channel_first)));     // rows of 512: four a thread at most
     CHECK(backward::plan_small(cf, call_args(2, 16384, 64, Layout::channel_first)));    // rows of 64
     CHECK_FALSE(backward::plan_small(cf, call_args(2, 2048, 128, Layout::channel_first)));   // 256 positions, rows of 128
     CHECK_FALSE(backward::plan_small(cf, call_args(4, 512, 129, Layout::channel_first)));    // rows of 129

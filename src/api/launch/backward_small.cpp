@@ -17,26 +17,29 @@ constexpr std::int64_t kSmallMaxElements = std::int64_t(1) << 17;
 constexpr std::int64_t kSmallSharedBytes = 48 * 1024;
 
 // Channel-first calls of short rows (windows of up to 4 taps): rows of at most
-// kShortRow positions, and of at most kShortRowMany where a thread takes two to
-// CC1D_BWD_SMALL_POSITIONS positions (257-1,024 of them in all). The main channel-first
-// kernel tiles one row at a time with at least 64 threads of a 16-byte vector each, so a
-// 16-bit row of 128 positions leaves 75% of its threads idle, one of 64 88% (fp32: 50% and
-// 75%). Such calls take the small kernel up to the element counts below. 16-bit: on an
-// H200 and an H100 2-58% faster (4x1024x128 bf16 on the H200 16.2 -> 10.7 us, 8x1024x128
-// 22.3 -> 14.3 us, 16x1024x64 34.7 -> 14.4 us, 2x8192x64 36.0 -> 20.1 us, 4x4096x128 =
-// 2^21 elements 33.3 -> 25.2 us). fp32: 9-32% faster up to 2^19 elements on both, but 25%
+// kShortRow positions, and of at most kShortRowMany where a thread takes two or more
+// positions; a thread may take up to kShortRowPositions of them (B·L up to 2,048). The
+// main channel-first kernel tiles one row at a time with at least 64 threads of a 16-byte
+// vector each, so a 16-bit row of 128 positions leaves 75% of its threads idle, one of 64
+// 88% (fp32: 50% and 75%). Such calls take the small kernel up to the element counts
+// below. 16-bit: on an H200 and an H100 2-66% faster (4x1024x128 bf16 on the H200 16.2 ->
+// 10.7 us, 8x1024x128 22.3 -> 14.3 us, 16x1024x128 = 2^21 elements 34.9 -> 19.8 us,
+// 32x1024x64 59.7 -> 20.6 us). fp32: 9-34% faster up to 2^19 elements on both, but 25%
 // slower at 2^21 on the H200. Rows of 128 positions at one position a thread
 // (2x2048x128 bf16) ran 4% faster on the H200 but 11% slower on the H100, and rows of 256
-// at four 19-29% slower (4x2048x256 bf16): those keep kSmallMaxElements (docs/perf.md,
+// at four 19-29% slower (4x2048x256 bf16): those keep the general limits (docs/perf.md,
 // entry 90).
 constexpr std::int64_t kShortRow = 64;
 constexpr std::int64_t kShortRowMany = 128;
-std::int64_t max_elements(const Variant& v, std::int64_t positions, std::int64_t seqlen) {
-    constexpr std::int64_t threads = CC1D_BWD_SMALL_THREADS;
-    const bool short_rows = v.layout == Layout::channel_first && v.width <= 4 &&
-                            (seqlen <= kShortRow || (seqlen <= kShortRowMany && positions > threads));
-    if (!short_rows) return kSmallMaxElements;
-    return std::int64_t(1) << (v.x_dtype == DType::fp32 ? 19 : 21);
+constexpr int kShortRowPositions = 8;
+constexpr int kShortRowMaxWidth = 4;
+// (B * (L + K) <= positions * width <= 8 * 256 * 4 < 2^16, the bound the kernel's index
+// split needs; the general limits: 4 * 256 * 16.)
+static_assert(kShortRowPositions * CC1D_BWD_SMALL_THREADS * kShortRowMaxWidth < (1 << 16),
+              "bwd_small.cu splits indices below 2^16 by multiplies");
+bool short_rows(const Variant& v, std::int64_t positions, std::int64_t seqlen) {
+    return v.layout == Layout::channel_first && v.width <= kShortRowMaxWidth &&
+           (seqlen <= kShortRow || (seqlen <= kShortRowMany && positions > CC1D_BWD_SMALL_THREADS));
 }
 
 int log2_exact(std::int64_t v) {
@@ -54,8 +57,12 @@ std::optional<SmallPlan> plan_small(const Variant& variant, const BackwardArgs& 
     // (So B * (L + K) <= 16 * 1,024 < 2^16, the bound the kernel's index split needs.)
     static_assert(CC1D_BWD_SMALL_POSITIONS * CC1D_BWD_SMALL_THREADS * Variant::max_width < (1 << 16),
                   "bwd_small.cu splits indices below 2^16 by multiplies");
-    if (positions > std::int64_t(CC1D_BWD_SMALL_POSITIONS) * CC1D_BWD_SMALL_THREADS) return std::nullopt;
-    if (positions * dim > max_elements(variant, positions, seqlen)) return std::nullopt;
+    const bool short_row_call = short_rows(variant, positions, seqlen);
+    const int per_thread = short_row_call ? kShortRowPositions : CC1D_BWD_SMALL_POSITIONS;
+    if (positions > std::int64_t(per_thread) * CC1D_BWD_SMALL_THREADS) return std::nullopt;
+    const std::int64_t max_elements =
+        !short_row_call ? kSmallMaxElements : std::int64_t(1) << (variant.x_dtype == DType::fp32 ? 19 : 21);
+    if (positions * dim > max_elements) return std::nullopt;
     for (const Tensor* t : {&args.x, &args.dout, &args.dx, &args.seq_idx, &args.initial_states, &args.dinitial_states,
                             &args.dfinal_states})
         if (!util::offsets_fit_int32(*t)) return std::nullopt;
