@@ -24,7 +24,7 @@ constexpr std::int64_t kSmallSharedBytes = 48 * 1024;
 // 88% (fp32: 50% and 75%). Such calls take the small kernel up to the element counts
 // below. 16-bit: on an H200 and an H100 2-66% faster (4x1024x128 bf16 on the H200 16.2 ->
 // 10.7 us, 8x1024x128 22.3 -> 14.3 us, 16x1024x128 = 2^21 elements 34.9 -> 19.8 us,
-// 32x1024x64 59.7 -> 20.6 us). fp32: 9-34% faster up to 2^19 elements on both, but 25%
+// 32x1024x64 59.7 -> 20.6 us). fp32: 7-34% faster up to 2^19 elements on both, but 25%
 // slower at 2^21 on the H200. Rows of 128 positions at one position a thread
 // (2x2048x128 bf16) ran 4% faster on the H200 but 11% slower on the H100, and rows of 256
 // at four 19-29% slower (4x2048x256 bf16): those keep the general limits (docs/perf.md,
