@@ -3,8 +3,8 @@
 // (channel-first short rows more: 8 positions a thread, 2^21 elements in 16-bit, 2^19 in
 // fp32), views within 2^31 elements, shared memory within 48 KiB, not switched off; as
 // many slots a channel as positions (a power of two, at most the block), the rest of the
-// block in channels. Such a call is one launch of the small-call variant's module, writing dweight
-// and dbias itself; that variant is one module for both modes.
+// block in channels. Such a call is one launch of the small-call variant's module,
+// writing dweight and dbias itself; that variant is one module for both modes.
 #include <cstdint>
 #include <vector>
 
