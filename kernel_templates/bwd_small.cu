@@ -1,6 +1,6 @@
 // Causal conv1d backward of a small call, either layout, in one launch: the module of a
 // small-call variant (Variant::small_call), compiled only once a call of at most
-// CC1D_BWD_SMALL_POSITIONS positions a thread (8 on short channel-first rows) asks for it
+// CC1D_BWD_SMALL_POSITIONS positions a thread (16 on short channel-first rows) asks for it
 // (backward_small.cpp).
 //
 // The walks of the main kernels are a chain of dependent steps per thread plus a reduce
@@ -286,7 +286,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY(
     } else
 #endif
     {
-        const int L = (int)p.seqlen, n = (int)(p.batch * p.seqlen);   // n <= 8 * slots (backward_small.cpp)
+        const int L = (int)p.seqlen, n = (int)(p.batch * p.seqlen);   // n <= 16 * slots (backward_small.cpp)
         const int span = L + CC1D_K, staged = (int)p.batch * span;
         const bs_divisor by_l = bs_divisor_of(L), by_span = bs_divisor_of(span);
         const int x_area = channels * (staged > CC1D_BWD_SUMS * groups ? staged : CC1D_BWD_SUMS * groups);

@@ -381,22 +381,27 @@ TEST_CASE("backward: small calls in one launch, 1 to 4 positions a thread, block
 TEST_CASE("backward: channel-first short rows of many channels, small-call kernel and main kernels") {
     // Rows of at most 128 positions, more than 2^17 elements (at most 2^19, so fp32 too):
     // channel-first calls at widths up to 4 take the small-call kernel there (one position
-    // a thread on rows of 64, else two to eight); rows cross a thread's positions (61, 97,
-    // 100, 127), D cuts the last block short (4001 with two channels a block). Each call
-    // runs through the small-call kernel and again through the main kernels.
-    const std::array<std::array<std::int64_t, 3>, 8> shapes = {{{4, 1000, 128},
+    // a thread on rows of 64, else two to eight, and up to sixteen in 16-bit); rows cross a
+    // thread's positions (61, 97, 100, 127), D cuts the last block short (4001 with two
+    // channels a block). Each call runs through the small-call kernel and again through the
+    // main kernels.
+    const std::array<std::array<std::int64_t, 3>, 9> shapes = {{{4, 1000, 128},
                                                                {2, 4001, 64},
                                                                {8, 515, 61},
                                                                {5, 300, 100},
                                                                {8, 300, 127},
                                                                {7, 600, 100},
                                                                {13, 300, 97},
-                                                               {16, 200, 128}}};
+                                                               {16, 200, 128},
+                                                               {30, 100, 127}}};
     std::uint64_t index = 0;
     for (const auto& [B, D, L] : shapes)
         for (int width : {2, 3, 4}) {
             const int turn = static_cast<int>(index);
-            const DTypePair dtypes = dtype_pairs()[static_cast<std::size_t>(turn) % dtype_pairs().size()];
+            // Past eight positions a thread only 16-bit x takes the small-call kernel.
+            const std::size_t pair = B * L > 2048 ? 3 + static_cast<std::size_t>(turn) % 6
+                                                  : static_cast<std::size_t>(turn) % dtype_pairs().size();
+            const DTypePair dtypes = dtype_pairs()[pair];
             const bool states = turn % 3 != 2;
             BackwardVariant v{Layout::channel_first, dtypes, width, turn % 2 ? Activation::silu : Activation::none,
                               turn % 4 != 3, turn % 3 != 1, states, states && turn % 2 == 0, turn % 5 != 4};

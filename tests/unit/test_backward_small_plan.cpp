@@ -1,7 +1,7 @@
 // Which backward calls run the small-call kernel (bwd_small.cu) and how it is laid out:
 // calls of at most CC1D_BWD_SMALL_POSITIONS positions a thread and 2^17 elements
-// (channel-first short rows more: 8 positions a thread, 2^21 elements in 16-bit, 2^19 in
-// fp32), views within 2^31 elements, shared memory within 48 KiB, not switched off; as
+// (channel-first short rows more: 16 positions a thread and 2^21 elements in 16-bit, 8
+// and 2^19 in fp32), views within 2^31 elements, shared memory within 48 KiB, not switched off; as
 // many slots a channel as positions (a power of two, at most the block), the rest of the
 // block in channels. Such a call is one launch of the small-call variant's module,
 // writing dweight and dbias itself; that variant is one module for both modes.
@@ -117,17 +117,18 @@ TEST_CASE("small backward plan: larger calls, far-reaching views and switched of
 }
 
 TEST_CASE("small backward plan: channel-first short rows up to 2^21 elements in 16-bit, 2^19 in fp32") {
-    // Rows of at most 64 positions, or of 128 at two to eight positions a thread (256 <
-    // B * L <= 2048), at widths up to 4: the main kernel's row-sized tiles would leave most
-    // of their threads idle.
+    // Rows of at most 64 positions, or of 128 at two or more positions a thread (up to 16
+    // in 16-bit, B * L <= 4096; 8 in fp32), at widths up to 4: the main kernel's row-sized
+    // tiles would leave most of their threads idle.
     const Variant cf = small_variant(Layout::channel_first);
     CHECK(backward::plan_small(cf, call_args(4, 1024, 128, Layout::channel_first)));    // 2^19 elements
     CHECK(backward::plan_small(cf, call_args(4, 4096, 128, Layout::channel_first)));    // 2^21
     CHECK_FALSE(backward::plan_small(cf, call_args(4, 4097, 128, Layout::channel_first)));
     CHECK(backward::plan_small(cf, call_args(8, 2048, 128, Layout::channel_first)));    // four positions a thread
     CHECK(backward::plan_small(cf, call_args(16, 1024, 128, Layout::channel_first)));   // eight
-    CHECK(backward::plan_small(cf, call_args(32, 1024, 64, Layout::channel_first)));
-    CHECK_FALSE(backward::plan_small(cf, call_args(17, 512, 128, Layout::channel_first)));   // 2,176 positions
+    CHECK(backward::plan_small(cf, call_args(32, 512, 128, Layout::channel_first)));    // sixteen
+    CHECK(backward::plan_small(cf, call_args(64, 512, 64, Layout::channel_first)));
+    CHECK_FALSE(backward::plan_small(cf, call_args(33, 128, 128, Layout::channel_first)));   // 4,224 positions
     CHECK_FALSE(backward::plan_small(cf, call_args(3, 64, 512, Layout::channel_first)));     // rows of 512: four a thread at most
     CHECK(backward::plan_small(cf, call_args(2, 16384, 64, Layout::channel_first)));    // rows of 64
     CHECK_FALSE(backward::plan_small(cf, call_args(2, 2048, 128, Layout::channel_first)));   // 256 positions, rows of 128
@@ -143,6 +144,8 @@ TEST_CASE("small backward plan: channel-first short rows up to 2^21 elements in 
     CHECK_FALSE(backward::plan_small(fp32, call_args(4, 1025, 128, Layout::channel_first)));
     CHECK(backward::plan_small(fp32, call_args(2, 4096, 64, Layout::channel_first)));    // rows of 64
     CHECK_FALSE(backward::plan_small(fp32, call_args(2, 8192, 64, Layout::channel_first)));
+    CHECK(backward::plan_small(fp32, call_args(16, 256, 128, Layout::channel_first)));   // eight positions a thread
+    CHECK_FALSE(backward::plan_small(fp32, call_args(17, 128, 128, Layout::channel_first)));   // nine
     // Not for wider windows (the staged phases) or channel-last (a warp's lanes are
     // channels): those keep 2^17.
     CHECK_FALSE(backward::plan_small(small_variant(Layout::channel_first, 5), call_args(4, 1024, 128, Layout::channel_first, 5)));

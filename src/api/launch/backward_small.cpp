@@ -18,24 +18,27 @@ constexpr std::int64_t kSmallSharedBytes = 48 * 1024;
 
 // Channel-first calls of short rows (windows of up to 4 taps): rows of at most
 // kShortRow positions, and of at most kShortRowMany where a thread takes two or more
-// positions; a thread may take up to kShortRowPositions of them (B·L up to 2,048). The
-// main channel-first kernel tiles one row at a time with at least 64 threads of a 16-byte
-// vector each, so a 16-bit row of 128 positions leaves 75% of its threads idle, one of 64
-// 88% (fp32: 50% and 75%). Such calls take the small kernel up to the element counts
-// below. 16-bit: on an H200 and an H100 2-66% faster (4x1024x128 bf16 on the H200 16.2 ->
-// 10.7 us, 8x1024x128 22.3 -> 14.3 us, 16x1024x128 = 2^21 elements 34.9 -> 19.8 us,
-// 32x1024x64 59.7 -> 20.6 us). fp32: 7-34% faster up to 2^19 elements on both, but 25%
-// slower at 2^21 on the H200. Rows of 128 positions at one position a thread
-// (2x2048x128 bf16) ran 4% faster on the H200 but 11% slower on the H100, and rows of 256
-// at four 19-29% slower (4x2048x256 bf16): those keep the general limits (docs/perf.md,
-// entry 90).
+// positions; a thread may take up to 16 of them in 16-bit (B·L up to 4,096), 8 in fp32.
+// The main channel-first kernel tiles one row at a time with at least 64 threads of a
+// 16-byte vector each, so a 16-bit row of 128 positions leaves 75% of its threads idle,
+// one of 64 88% (fp32: 50% and 75%). Such calls take the small kernel up to the element
+// counts below. 16-bit: on an H200 and an H100 2-66% faster (4x1024x128 bf16 on the H200
+// 16.2 -> 10.7 us, 8x1024x128 22.3 -> 14.3 us, 16x1024x128 = 2^21 elements 34.9 -> 19.8
+// us, 32x1024x64 59.7 -> 20.6 us, 32x512x128 34.2 -> 18.9 us). fp32: 7-34% faster up to
+// 2^19 elements and 8 positions a thread on both, but 25% slower at 2^21 and 7-8% at 16
+// positions a thread on rows of 128 (32x128x128), on the H200. Rows of 128 positions at
+// one position a thread (2x2048x128 bf16) ran 4% faster on the H200 but 11% slower on the
+// H100, and rows of 256 at four 19-29% slower (4x2048x256 bf16): those keep the general
+// limits (docs/perf.md, entry 90).
 constexpr std::int64_t kShortRow = 64;
 constexpr std::int64_t kShortRowMany = 128;
-constexpr int kShortRowPositions = 8;
+constexpr int kShortRowPositions = 16;       // a thread's, 16-bit x
+constexpr int kShortRowPositionsFp32 = 8;   // ... fp32 x
 constexpr int kShortRowMaxWidth = 4;
-// (B * (L + K) <= positions * width <= 8 * 256 * 4 < 2^16, the bound the kernel's index
+// (B * (L + K) <= positions * width <= 16 * 256 * 4 < 2^16, the bound the kernel's index
 // split needs; the general limits: 4 * 256 * 16.)
-static_assert(kShortRowPositions * CC1D_BWD_SMALL_THREADS * kShortRowMaxWidth < (1 << 16),
+static_assert(kShortRowPositions * CC1D_BWD_SMALL_THREADS * kShortRowMaxWidth < (1 << 16) &&
+                  kShortRowPositionsFp32 <= kShortRowPositions,
               "bwd_small.cu splits indices below 2^16 by multiplies");
 bool short_rows(const Variant& v, std::int64_t positions, std::int64_t seqlen) {
     return v.layout == Layout::channel_first && v.width <= kShortRowMaxWidth &&
@@ -58,10 +61,11 @@ std::optional<SmallPlan> plan_small(const Variant& variant, const BackwardArgs& 
     static_assert(CC1D_BWD_SMALL_POSITIONS * CC1D_BWD_SMALL_THREADS * Variant::max_width < (1 << 16),
                   "bwd_small.cu splits indices below 2^16 by multiplies");
     const bool short_row_call = short_rows(variant, positions, seqlen);
-    const int per_thread = short_row_call ? kShortRowPositions : CC1D_BWD_SMALL_POSITIONS;
+    const bool fp32 = variant.x_dtype == DType::fp32;
+    const int per_thread = !short_row_call ? CC1D_BWD_SMALL_POSITIONS : (fp32 ? kShortRowPositionsFp32 : kShortRowPositions);
     if (positions > std::int64_t(per_thread) * CC1D_BWD_SMALL_THREADS) return std::nullopt;
     const std::int64_t max_elements =
-        !short_row_call ? kSmallMaxElements : std::int64_t(1) << (variant.x_dtype == DType::fp32 ? 19 : 21);
+        !short_row_call ? kSmallMaxElements : std::int64_t(1) << (fp32 ? 19 : 21);
     if (positions * dim > max_elements) return std::nullopt;
     for (const Tensor* t : {&args.x, &args.dout, &args.dx, &args.seq_idx, &args.initial_states, &args.dinitial_states,
                             &args.dfinal_states})

@@ -21,8 +21,9 @@ struct SmallPlan {
 // The plan when the call fits the small kernel: at least one position, at most
 // CC1D_BWD_SMALL_POSITIONS a thread, few elements in all (beyond that the main kernels'
 // vector loads win; channel-first calls of rows of at most 64 positions, or of 128 at two
-// or more positions a thread, take up to 8 positions a thread and 2^21 elements in 16-bit
-// and 2^19 in fp32, where the main kernel's row-sized tiles leave most threads idle),
+// or more positions a thread, take up to 16 positions a thread and 2^21 elements in
+// 16-bit, 8 and 2^19 in fp32, where the main kernel's row-sized tiles leave most threads
+// idle),
 // views within 2^31 elements (32-bit offsets) and its shared memory within what a block
 // gets without opting in. nullopt otherwise, or when CC1D_DISABLE_SMALL_BACKWARD is set
 // (read per call, so tests can run a call both ways).
