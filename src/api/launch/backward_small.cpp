@@ -62,7 +62,8 @@ std::optional<SmallPlan> plan_small(const Variant& variant, const BackwardArgs& 
                   "bwd_small.cu splits indices below 2^16 by multiplies");
     const bool short_row_call = short_rows(variant, positions, seqlen);
     const bool fp32 = variant.x_dtype == DType::fp32;
-    const int per_thread = !short_row_call ? CC1D_BWD_SMALL_POSITIONS : (fp32 ? kShortRowPositionsFp32 : kShortRowPositions);
+    const int per_thread =
+        !short_row_call ? CC1D_BWD_SMALL_POSITIONS : (fp32 ? kShortRowPositionsFp32 : kShortRowPositions);
     if (positions > std::int64_t(per_thread) * CC1D_BWD_SMALL_THREADS) return std::nullopt;
     const std::int64_t max_elements =
         !short_row_call ? kSmallMaxElements : std::int64_t(1) << (fp32 ? 19 : 21);

@@ -23,10 +23,9 @@ struct SmallPlan {
 // vector loads win; channel-first calls of rows of at most 64 positions, or of 128 at two
 // or more positions a thread, take up to 16 positions a thread and 2^21 elements in
 // 16-bit, 8 and 2^19 in fp32, where the main kernel's row-sized tiles leave most threads
-// idle),
-// views within 2^31 elements (32-bit offsets) and its shared memory within what a block
-// gets without opting in. nullopt otherwise, or when CC1D_DISABLE_SMALL_BACKWARD is set
-// (read per call, so tests can run a call both ways).
+// idle), views within 2^31 elements (32-bit offsets) and its shared memory within what a
+// block gets without opting in. nullopt otherwise, or when CC1D_DISABLE_SMALL_BACKWARD is
+// set (read per call, so tests can run a call both ways).
 std::optional<SmallPlan> plan_small(const Variant& variant, const BackwardArgs& args);
 
 // Launches the small-call kernel (the main kernel of `variant`'s module, a small-call
