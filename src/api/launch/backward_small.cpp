@@ -32,17 +32,27 @@ constexpr std::int64_t kSmallSharedBytes = 48 * 1024;
 // limits (docs/perf.md, entry 90).
 constexpr std::int64_t kShortRow = 64;
 constexpr std::int64_t kShortRowMany = 128;
-constexpr int kShortRowPositions = 16;       // a thread's, 16-bit x
-constexpr int kShortRowPositionsFp32 = 8;   // ... fp32 x
 constexpr int kShortRowMaxWidth = 4;
-// (B * (L + K) <= positions * width <= 16 * 256 * 4 < 2^16, the bound the kernel's index
-// split needs; the general limits: 4 * 256 * 16.)
-static_assert(kShortRowPositions * CC1D_BWD_SMALL_THREADS * kShortRowMaxWidth < (1 << 16) &&
-                  kShortRowPositionsFp32 <= kShortRowPositions,
+
+// How far a call may go in the small kernel: positions a thread and elements in all.
+struct SmallLimits {
+    int positions_per_thread;
+    std::int64_t elements;
+};
+constexpr SmallLimits kGeneralLimits{CC1D_BWD_SMALL_POSITIONS, kSmallMaxElements};
+constexpr SmallLimits kShortRowLimits16{16, std::int64_t(1) << 21};   // 16-bit x
+constexpr SmallLimits kShortRowLimitsFp32{8, std::int64_t(1) << 19};
+// B * (L + K) <= positions * width < 2^16, the bound the kernel's index split needs.
+static_assert(CC1D_BWD_SMALL_POSITIONS * CC1D_BWD_SMALL_THREADS * Variant::max_width < (1 << 16) &&
+                  kShortRowLimits16.positions_per_thread * CC1D_BWD_SMALL_THREADS * kShortRowMaxWidth < (1 << 16) &&
+                  kShortRowLimitsFp32.positions_per_thread <= kShortRowLimits16.positions_per_thread,
               "bwd_small.cu splits indices below 2^16 by multiplies");
-bool short_rows(const Variant& v, std::int64_t positions, std::int64_t seqlen) {
-    return v.layout == Layout::channel_first && v.width <= kShortRowMaxWidth &&
-           (seqlen <= kShortRow || (seqlen <= kShortRowMany && positions > CC1D_BWD_SMALL_THREADS));
+
+SmallLimits limits_for(const Variant& v, std::int64_t positions, std::int64_t seqlen) {
+    const bool short_rows = v.layout == Layout::channel_first && v.width <= kShortRowMaxWidth &&
+                            (seqlen <= kShortRow || (seqlen <= kShortRowMany && positions > CC1D_BWD_SMALL_THREADS));
+    if (!short_rows) return kGeneralLimits;
+    return v.x_dtype == DType::fp32 ? kShortRowLimitsFp32 : kShortRowLimits16;
 }
 
 int log2_exact(std::int64_t v) {
@@ -57,17 +67,9 @@ std::optional<SmallPlan> plan_small(const Variant& variant, const BackwardArgs& 
     const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
     const std::int64_t positions = batch * seqlen;
     if (positions < 1 || dim < 1) return std::nullopt;
-    // (So B * (L + K) <= 16 * 1,024 < 2^16, the bound the kernel's index split needs.)
-    static_assert(CC1D_BWD_SMALL_POSITIONS * CC1D_BWD_SMALL_THREADS * Variant::max_width < (1 << 16),
-                  "bwd_small.cu splits indices below 2^16 by multiplies");
-    const bool short_row_call = short_rows(variant, positions, seqlen);
-    const bool fp32 = variant.x_dtype == DType::fp32;
-    const int per_thread =
-        !short_row_call ? CC1D_BWD_SMALL_POSITIONS : (fp32 ? kShortRowPositionsFp32 : kShortRowPositions);
-    if (positions > std::int64_t(per_thread) * CC1D_BWD_SMALL_THREADS) return std::nullopt;
-    const std::int64_t max_elements =
-        !short_row_call ? kSmallMaxElements : std::int64_t(1) << (fp32 ? 19 : 21);
-    if (positions * dim > max_elements) return std::nullopt;
+    const SmallLimits limits = limits_for(variant, positions, seqlen);
+    if (positions > std::int64_t(limits.positions_per_thread) * CC1D_BWD_SMALL_THREADS) return std::nullopt;
+    if (positions * dim > limits.elements) return std::nullopt;
     for (const Tensor* t : {&args.x, &args.dout, &args.dx, &args.seq_idx, &args.initial_states, &args.dinitial_states,
                             &args.dfinal_states})
         if (!util::offsets_fit_int32(*t)) return std::nullopt;
