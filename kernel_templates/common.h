@@ -178,6 +178,55 @@ CC1D_DEVICE void cc1d_v16_store_global(void* address, const cc1d_vec16& v) {
 #endif
 }
 
+// 16 bytes from `at`, an element address that need not be 16-byte aligned, as two aligned
+// 16-byte loads and a shift: for rows of unit stride whose start is not aligned (a
+// channel-first L, or a view's offset, that is not a multiple of a vector), where the
+// forward's element-by-element loads ran 2-4 times slower than aligned rows on an H200
+// (docs/perf.md, entry 94). The caller promises that every byte of the 32 the two loads
+// cover is readable: a vector before and one after `at` lie in the same row
+// (cc1d_v16_shifted_ok).
+CC1D_DEVICE bool cc1d_v16_shifted_ok(cc1d_i64 pos, cc1d_i64 len) { return pos >= CC1D_VEC && pos + 2 * CC1D_VEC <= len; }
+CC1D_DEVICE cc1d_vec16 cc1d_v16_load_shifted(const x_t* at) {
+    const unsigned long long address = reinterpret_cast<unsigned long long>(at);
+    const unsigned int offset = (unsigned int)(address & 15u);
+    const cc1d_vec16* block = reinterpret_cast<const cc1d_vec16*>(address - offset);
+    const cc1d_vec16 lo = cc1d_v16_load_aligned(block), hi = cc1d_v16_load_aligned(block + 1);
+    const unsigned int w[8] = {lo.w[0], lo.w[1], lo.w[2], lo.w[3], hi.w[0], hi.w[1], hi.w[2], hi.w[3]};
+    // Whole words first (the same for a row's every vector, so no divergence), then bytes.
+    const unsigned int words = offset >> 2, bits = (offset & 3u) * 8u;
+    unsigned int u[5];
+#pragma unroll
+    for (int i = 0; i < 5; ++i)
+        u[i] = words == 0 ? w[i] : (words == 1 ? w[i + 1] : (words == 2 ? w[i + 2] : w[i + 3]));
+    cc1d_vec16 v;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) v.w[i] = bits == 0 ? u[i] : (u[i] >> bits) | (u[i + 1] << (32u - bits));
+    return v;
+}
+
+// 16 bytes to `at`, an element address that need not be 16-byte aligned, as the widest
+// aligned stores that write exactly those bytes (2 of 8 bytes, 4 of 4, or 2 + 3 x 4 + 2).
+CC1D_DEVICE void cc1d_v16_store_split(x_t* at, const cc1d_vec16& v) {
+    const unsigned long long address = reinterpret_cast<unsigned long long>(at);
+    if ((address & 7u) == 0) {
+        unsigned long long* q = reinterpret_cast<unsigned long long*>(address);
+        q[0] = (unsigned long long)v.w[1] << 32 | v.w[0];
+        q[1] = (unsigned long long)v.w[3] << 32 | v.w[2];
+    } else if ((address & 3u) == 0) {
+        unsigned int* q = reinterpret_cast<unsigned int*>(address);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) q[i] = v.w[i];
+    } else {   // 2-byte aligned (16-bit elements)
+        unsigned short* first = reinterpret_cast<unsigned short*>(address);
+        *first = (unsigned short)(v.w[0] & 0xffffu);
+        unsigned int* q = reinterpret_cast<unsigned int*>(address + 2);
+#pragma unroll
+        for (int i = 0; i < 3; ++i) q[i] = (v.w[i] >> 16) | (v.w[i + 1] << 16);
+        unsigned short* last = reinterpret_cast<unsigned short*>(address + 14);
+        *last = (unsigned short)(v.w[3] >> 16);
+    }
+}
+
 // CC1D_VEC elements of a global row from element `pos` on (element i at row[(pos + i) * stride]):
 // one 16-byte access when `vectorized` (the caller promises alignment, unit stride and
 // that the whole vector lies in [0, len)), else element by element, reading 0 and

@@ -13,7 +13,10 @@
 // computes the same sizes): [halo + tile] 16-byte vectors of raw x, then, with seq_idx,
 // one int id per element of that span.
 //
-// Rows that are not 16-byte aligned (vector_ok == 0) take the element-wise path: loads
+// Rows that are not 16-byte aligned (vector_ok == 0) but of unit stride (an L that is not
+// a multiple of a vector) load each vector as two aligned ones and a shift, and store it
+// as the widest aligned pieces (cc1d_v16_load_shifted, cc1d_v16_store_split), but for a
+// row's first and last vectors. Rows of other strides take the element-wise path: loads
 // are still coalesced (consecutive threads, consecutive elements) straight into shared
 // memory; only the stores go element by element.
 //
@@ -131,6 +134,17 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
         }
 #pragma unroll
         for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) cc1d_v16_store_aligned(&s_x[kCfHalo + tid + i * nthreads], v[i]);
+    } else if (p.x_stride_l == 1) {
+        // A row of unit stride, not aligned: two aligned loads a vector (cc1d_v16_load_shifted),
+        // one vector at a time, since this kernel holds 32 registers (the occupancy that
+        // gives keeps the bytes in flight).
+#pragma unroll 1
+        for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) {
+            const cc1d_i64 pos = tile_start + (cc1d_i64)(tid + i * nthreads) * CC1D_VEC;
+            const cc1d_vec16 v = cc1d_v16_shifted_ok(pos, L) ? cc1d_v16_load_shifted(xrow + pos)
+                                 : (pos < L ? cc1d_v16_load(xrow, 1, pos, L, false) : cc1d_v16_zero());
+            cc1d_v16_store_aligned(&s_x[kCfHalo + tid + i * nthreads], v);
+        }
     } else {
         x_t* s_elems = reinterpret_cast<x_t*>(s_x) + kCfHaloElems;
 #pragma unroll 4
@@ -234,7 +248,9 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
 #endif
             ys[e] = y;
         }
-        cc1d_v16_store(orow, p.out_stride_l, pos, L, vector_ok && pos + CC1D_VEC <= L, cc1d_v16_from_floats(ys));
+        const cc1d_vec16 out = cc1d_v16_from_floats(ys);
+        if (!vector_ok && p.out_stride_l == 1 && pos + CC1D_VEC <= L) cc1d_v16_store_split(orow + pos, out);   // not aligned
+        else cc1d_v16_store(orow, p.out_stride_l, pos, L, vector_ok && pos + CC1D_VEC <= L, out);
     }
 }
 

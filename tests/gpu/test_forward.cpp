@@ -177,6 +177,27 @@ TEST_CASE("forward: a long row with many tiles and odd channel counts") {
         }
 }
 
+TEST_CASE("forward: channel-first rows not aligned to a vector, at every offset, x and out apart") {
+    // L = 1031 puts the rows' starts at every 2-byte (16-bit) or 4-byte (fp32) offset from
+    // a 16-byte boundary across 19 channels; the views misalign x and out by different
+    // amounts, or pad them. Interior vectors load as two aligned ones and a shift and store
+    // as aligned pieces; a row's first and last vectors element by element. Rows longer
+    // than a tile (L = 4099) cross tiles at unaligned positions too.
+    std::uint64_t index = 0;
+    for (const DTypePair& dtypes : dtype_pairs())
+        for (int width : {2, 4, 16})
+            for (std::int64_t L : {1031, 4099}) {
+                const int turn = static_cast<int>(index);
+                ForwardVariant v{Layout::channel_first, dtypes, width, turn % 2 ? Activation::silu : Activation::none,
+                                 true, false, turn % 3 == 0, turn % 3 == 1};
+                const Geometry g{L > 2000 ? 1 : 3, 19, L, view_kind(turn % 2 ? 2 : 3, false),
+                                 view_kind(turn % 2 ? 0 : 2, false), view_kind(turn, false)};
+                const std::uint32_t seed = case_seed(11, index++);
+                INFO(v.name(), " | ", g.name(), " | seed ", seed);
+                run_forward_case(v, g, seed);
+            }
+}
+
 TEST_CASE("forward: channel-last 16-bit calls over many tiles or two-batch chunks, several waves") {
     // 4 x 1029 x 4099 at widths 2-4, odd channels (a partial vector per row), an odd length
     // (a partial last tile or chunk), states at both ends and the views rotating through
