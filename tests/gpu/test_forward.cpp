@@ -187,11 +187,12 @@ TEST_CASE("forward: channel-first rows not aligned to a vector, at every offset,
     for (const DTypePair& dtypes : dtype_pairs())
         for (int width : {2, 4, 16})
             for (std::int64_t L : {1031, 4099}) {
-                const int turn = static_cast<int>(index);
-                ForwardVariant v{Layout::channel_first, dtypes, width, turn % 2 ? Activation::silu : Activation::none,
+                // Each length meets both activations and both views of x and of out.
+                const int turn = static_cast<int>(index), pair = turn / 2, row = turn % 2;
+                ForwardVariant v{Layout::channel_first, dtypes, width, pair % 2 ? Activation::silu : Activation::none,
                                  true, false, turn % 3 == 0, turn % 3 == 1};
-                const Geometry g{L > 2000 ? 1 : 3, 19, L, view_kind(turn % 2 ? 2 : 3, false),
-                                 view_kind(turn % 2 ? 0 : 2, false), view_kind(turn, false)};
+                const Geometry g{L > 2000 ? 1 : 3, 19, L, view_kind((pair / 2 + row) % 2 ? 2 : 3, false),
+                                 view_kind((pair / 4 + row) % 2 ? 0 : 2, false), view_kind(turn, false)};
                 const std::uint32_t seed = case_seed(11, index++);
                 INFO(v.name(), " | ", g.name(), " | seed ", seed);
                 run_forward_case(v, g, seed);
