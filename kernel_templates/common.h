@@ -193,6 +193,7 @@ CC1D_DEVICE cc1d_vec16 cc1d_v16_load_shifted(const x_t* at) {
     const cc1d_vec16 lo = cc1d_v16_load_aligned(block), hi = cc1d_v16_load_aligned(block + 1);
     const unsigned int w[8] = {lo.w[0], lo.w[1], lo.w[2], lo.w[3], hi.w[0], hi.w[1], hi.w[2], hi.w[3]};
     // Whole words first (the same for a row's every vector, so no divergence), then bytes.
+    // Selects rather than w[i + words]: a run-time index would put w in local memory.
     const unsigned int words = offset >> 2, bits = (offset & 3u) * 8u;
     unsigned int u[5];
 #pragma unroll
