@@ -16,6 +16,13 @@
 // 110-250 registers (spills from width 8 on in 16-bit types), which caps occupancy and
 // bytes in flight; here a thread holds one channel, so every width stays small.
 //
+// seq_idx: a warp's segment of time whose steps and window rows lie in one sequence (most
+// of a packed batch) walks exactly as without seq_idx, and one of padding stores zeros;
+// only segments across a boundary compare ids at every step. That put the 16-bit seq_idx
+// forward on 4x5376x4096 at 87-91% of copy bandwidth on an H200, where the per-thread
+// register window above (which served 16-bit x with seq_idx, and widths 5-8, until then)
+// reached 73-79%; widths 5-8 ran 8-26% faster in the tile as well (docs/perf.md, entry 95).
+//
 // A tile whose rows are not 16-byte aligned (vector_ok == 0) or that reaches past D loads
 // and stores element by element (still coalesced: consecutive threads, consecutive
 // channels); the compute phase does not change. Deciding per tile keeps the per-element
@@ -35,6 +42,9 @@ constexpr int kClLoads = (kClInVecs + CC1D_FWD_CL_THREADS - 1) / CC1D_FWD_CL_THR
 constexpr int kClStores = kClRows * kClRowVecs / CC1D_FWD_CL_THREADS;
 static_assert(kClRows * kClRowVecs % CC1D_FWD_CL_THREADS == 0, "the output tile splits evenly");
 static_assert(kClRows % kClSegments == 0, "segments split the tile evenly");
+// seq_idx: the lanes of one warp that share a segment (all of them, but 32 of AMD's 64
+// with 16-bit x, whose wavefront then votes for two segments at once).
+constexpr int kClVoteLanes = kClLanes < CC1D_WARP_SIZE ? kClLanes : CC1D_WARP_SIZE;
 
 struct ClTile {
     cc1d_i64 b, t0, c0;   // batch row, first time step, first channel of the tile
@@ -158,6 +168,47 @@ CC1D_DEVICE void cl_store(const cc1d_fwd_params& p, const ClTile& tile, bool vec
     }
 }
 
+// Phase 2: kClSteps outputs of a thread's channels from `first` on (tile-relative steps;
+// the input row of a step is step + K), reading down the shared tile, with the K previous
+// inputs in registers. kIds: terms whose row lies in another sequence drop out and padding
+// gives 0 (ids: one per input row); without it, zero stores 0 for every step (a segment of
+// padding).
+template <bool kIds>
+CC1D_DEVICE void cl_walk_segment(const cc1d_vec16* s_in, cc1d_vec16* s_out, const int* ids, int lane, int first,
+                                 const float (&w)[kClPerThread][CC1D_WIDTH], const float (&bias)[kClPerThread],
+                                 bool zero) {
+    // Row r of the thread's channels: one 4-byte word (16-bit pair) or one element.
+    typedef unsigned int cl_cell_t;
+    constexpr int kRowCells = kClChannels * (int)sizeof(x_t) / 4;
+    const cl_cell_t* in = reinterpret_cast<const cl_cell_t*>(s_in) + lane;   // row r at in[r * kRowCells]
+    cl_cell_t* out = reinterpret_cast<cl_cell_t*>(s_out) + lane;
+    float win[kClPerThread][CC1D_K + 1];    // win[j][k] = x̃ of channel j at step - K + k
+#pragma unroll
+    for (int k = 0; k < CC1D_K; ++k) cl_unpack(in[(first + k) * kRowCells], win, k);
+#pragma unroll
+    for (int s = 0; s < kClSteps; ++s) {
+        const int step = first + s;
+        cl_unpack(in[(step + CC1D_K) * kRowCells], win, CC1D_K);
+        const int id = kIds ? ids[step + CC1D_K] : 0;
+        float y[kClPerThread];
+#pragma unroll
+        for (int j = 0; j < kClPerThread; ++j) {
+            float z = bias[j];
+#pragma unroll
+            for (int k = 0; k < CC1D_K; ++k) z = fmaf(!kIds || ids[step + k] == id ? w[j][k] : 0.0f, win[j][k], z);
+            z = fmaf(w[j][CC1D_K], win[j][CC1D_K], z);
+            y[j] = cc1d_activate_fast(z);
+            if (kIds ? id < 0 : zero) y[j] = 0.0f;   // padding: exactly 0
+        }
+        out[step * kRowCells] = cl_pack(y);
+#pragma unroll
+        for (int j = 0; j < kClPerThread; ++j)
+#pragma unroll
+            for (int k = 0; k < CC1D_K; ++k) win[j][k] = win[j][k + 1];
+    }
+    (void)ids;
+}
+
 extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_THREADS) CC1D_ENTRY(cc1d_fwd_params p) {
     // s_in: rows t0-K .. t0+kClRows-1 of the tile's channels; s_out: the output tile.
     __shared__ cc1d_vec16 s_in[kClInVecs];
@@ -222,48 +273,20 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_THREADS) CC1D_ENTRY(cc1
     __syncthreads();
 
     // ---- 2. compute kClSteps outputs of the thread's channels, reading down the shared tile ----
-    {
-        // Row r of the thread's channels: one 4-byte word (16-bit pair) or one element.
-        typedef unsigned int cl_cell_t;
-        constexpr int kRowCells = kClChannels * (int)sizeof(x_t) / 4;
-        const cl_cell_t* in = reinterpret_cast<const cl_cell_t*>(s_in) + lane;   // row r at in[r * kRowCells]
-        cl_cell_t* out = reinterpret_cast<cl_cell_t*>(s_out) + lane;
-        const int first = segment * kClSteps;   // tile-relative step; its input row is first + K
-        float win[kClPerThread][CC1D_K + 1];    // win[j][k] = x̃ of channel j at step - K + k
-#pragma unroll
-        for (int k = 0; k < CC1D_K; ++k) cl_unpack(in[(first + k) * kRowCells], win, k);
-#pragma unroll
-        for (int s = 0; s < kClSteps; ++s) {
-            const int step = first + s;
-            cl_unpack(in[(step + CC1D_K) * kRowCells], win, CC1D_K);
+    const int first = segment * kClSteps;   // tile-relative step; its input row is first + K
 #if CC1D_HAS_SEQ_IDX
-            const int id = s_ids[step + CC1D_K];
-#endif
-            float y[kClPerThread];
-#pragma unroll
-            for (int j = 0; j < kClPerThread; ++j) {
-                float z = bias[j];
-#pragma unroll
-                for (int k = 0; k < CC1D_K; ++k) {
-#if CC1D_HAS_SEQ_IDX
-                    z = fmaf(s_ids[step + k] == id ? w[j][k] : 0.0f, win[j][k], z);
+    // A segment whose steps and window lie in one sequence (most of a packed batch) walks
+    // as a call without seq_idx; padding there is stored as zeros.
+    const int seg_id = s_ids[first + CC1D_K];
+    bool same = true;
+    for (int r = lane % kClVoteLanes; r < kClSteps + CC1D_K; r += kClVoteLanes) same = same && s_ids[first + r] == seg_id;
+    if (cc1d_warp_all(same))
+        cl_walk_segment<false>(s_in, s_out, s_ids, lane, first, w, bias, seg_id < 0);
+    else
+        cl_walk_segment<true>(s_in, s_out, s_ids, lane, first, w, bias, false);
 #else
-                    z = fmaf(w[j][k], win[j][k], z);
+    cl_walk_segment<false>(s_in, s_out, nullptr, lane, first, w, bias, false);
 #endif
-                }
-                z = fmaf(w[j][CC1D_K], win[j][CC1D_K], z);
-                y[j] = cc1d_activate_fast(z);
-#if CC1D_HAS_SEQ_IDX
-                if (id < 0) y[j] = 0.0f;   // padding: exactly 0
-#endif
-            }
-            out[step * kRowCells] = cl_pack(y);
-#pragma unroll
-            for (int j = 0; j < kClPerThread; ++j)
-#pragma unroll
-                for (int k = 0; k < CC1D_K; ++k) win[j][k] = win[j][k + 1];
-        }
-    }
 
 #if CC1D_HAS_FINAL_STATES
     // The last tile holds x̃[L-K .. L-1] (raw bits) in s_in rows L - t0 .. L - t0 + K - 1.

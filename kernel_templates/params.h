@@ -26,28 +26,6 @@
 // and width 4 1-9% slower.
 #define CC1D_FWD_CL_TILE_ROWS(width, x_bytes) \
     (((width) > 8 && 5 * ((width) - 1) >= CC1D_FWD_CL_CHUNK * 2 / (x_bytes) ? 2 : 1) * CC1D_FWD_CL_CHUNK * 2 / (x_bytes))
-// Channel-last forward of 16-bit x with seq_idx up to width 8, and without it at widths
-// 5-8: fwd_channel_last_window.cu, a thread walking time with a register window over a
-// vector of this many channels (4: an 8-byte vector; 2 from width 5, where 4 channels'
-// weights and window would take over 100 registers); seq_idx comes per step from a
-// register window there (12-14% faster than the tile's shared row of ids on an H100).
-// Everything else takes the shared-memory tile above: fp32 x (4-6% faster than the
-// window on an H100, docs/perf.md, entry 27), wider kernels, and 16-bit x without seq_idx
-// up to width 4, whose tile is staged by cp.async (entry 87: 4x5376x4096 -3.6% / +-0.5%
-// without / with SiLU on an H200, -0.1 to -1.4% on an H100; 8x2048x1024 -4 to -11%; with
-// entry 88's weights under the loads, 91-92% of copy bandwidth on the H200).
-#define CC1D_FWD_CL_USES_WINDOW(width, x_bytes, seq_idx) ((x_bytes) == 2 && (width) <= 8 && ((seq_idx) || (width) > 4))
-#define CC1D_FWD_CL_WINDOW_CHANNELS(width) ((width) <= 4 ? 4 : 2)
-#define CC1D_FWD_CL_WINDOW_THREADS 128      // threads per block: 4 row groups ...
-#define CC1D_FWD_CL_WINDOW_GROUP 32         // ... of 32 threads over consecutive vectors of a row
-#define CC1D_FWD_CL_WINDOW_BATCH_BYTES 64   // bytes of x a thread loads per batch of time rows
-// With seq_idx up to width 4, chunks of at most two batches (walked without ids, the
-// steps near a sequence boundary recomputed) go to a second kernel of the module that
-// asks for this many blocks per SM: the main kernel's walk with ids at every step takes
-// up to 128 registers (4 blocks), the short-chunk kernel fits 96 (docs/perf.md, entry 53).
-#define CC1D_FWD_CL_SHORT_KERNEL(width, x_bytes, seq_idx) (CC1D_FWD_CL_USES_WINDOW(width, x_bytes, seq_idx) && (seq_idx) && (width) <= 4)
-#define CC1D_FWD_CL_SHORT_BLOCKS 5
-#define CC1D_FWD_CL_SHORT_CHUNK_BATCHES 2   // a short chunk: this many batches of rows at most
 #define CC1D_BWD_CF_THREADS 128   // channel-first backward: most threads along time per block
 // ... and at most this many 16-byte vectors per thread per tile: 4 for 16-bit tiles
 // staged by cp.async (NVIDIA sm_80+; no registers per vector, so more vectors share a

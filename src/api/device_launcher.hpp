@@ -28,7 +28,6 @@ public:
     int multiprocessor_count() override;
     // The device's (cached there), or CC1D_MEMORY_GBPS when set to a positive number.
     double memory_bandwidth_gbps() override;
-    int main_resident_blocks() override { return kernel_.main_resident_blocks; }
     void* workspace(std::size_t bytes) override;
 
 private:

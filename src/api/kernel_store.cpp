@@ -105,7 +105,6 @@ LoadedKernel KernelStore::load(device::Device& device, int ordinal, const Varian
         }
         try {
             k.main = device.get_function(module, entry);
-            k.main_resident_blocks = device.resident_blocks_per_multiprocessor(k.main);
             const char* second = codegen::second_kernel(variant).suffix;
             if (*second != 0) k.second = device.get_function(module, entry + second);
         } catch (...) {

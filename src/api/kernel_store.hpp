@@ -25,7 +25,6 @@ struct LoadedKernel {
     void* module = nullptr;
     void* main = nullptr;
     void* second = nullptr;   // codegen::second_kernel of the variant, if it has one
-    int main_resident_blocks = 0;   // Device::resident_blocks_per_multiprocessor(main), asked once at load
 };
 
 struct StoreCounters {

@@ -49,10 +49,7 @@ std::string family_template(const Variant& variant) {
     switch (variant.op) {
         case Op::fwd:
             if (variant.small_call) return "fwd_small.cu";   // either layout
-            if (!last) return "fwd_channel_first.cu";
-            return CC1D_FWD_CL_USES_WINDOW(variant.width, static_cast<int>(dtype_size(variant.x_dtype)), variant.seq_idx)
-                       ? "fwd_channel_last_window.cu"
-                       : "fwd_channel_last.cu";
+            return last ? "fwd_channel_last.cu" : "fwd_channel_first.cu";
         case Op::bwd:
             if (variant.small_call) return "bwd_small.cu";   // either layout
             return last ? "bwd_channel_last.cu" : "bwd_channel_first.cu";
@@ -88,9 +85,6 @@ SecondKernel second_kernel(const Variant& variant) {
             if (variant.small_call) return {"", ""};
             if (variant.layout == Layout::channel_first && CC1D_FWD_CF_STAGED_KERNEL(variant.seq_idx))
                 return {"_staged", "CC1D_ENTRY_STAGED"};
-            if (variant.layout == Layout::channel_last &&
-                CC1D_FWD_CL_SHORT_KERNEL(variant.width, static_cast<int>(dtype_size(variant.x_dtype)), variant.seq_idx))
-                return {"_short", "CC1D_ENTRY_SHORT"};
             return {"", ""};
         case Op::varlen_fwd:
             if (variant.initial_states) return {"_finish", "CC1D_ENTRY_FINISH"};

@@ -20,9 +20,8 @@ struct RenderedSource {
 // The second kernel of a variant's module, as a suffix of the main entry's name, and the
 // macro its template names it by: backward's fixed-order reduction ("_reduce",
 // CC1D_ENTRY_REDUCE; not the small-call variants, whose module is bwd_small.cu alone),
-// update's registers path ("_registers", CC1D_ENTRY_REGISTERS), the
-// channel-last forward's short-chunk kernel with seq_idx ("_short", CC1D_ENTRY_SHORT,
-// CC1D_FWD_CL_SHORT_KERNEL), the channel-first forward's cp.async-staged kernel
+// update's registers path ("_registers", CC1D_ENTRY_REGISTERS), the channel-first
+// forward's cp.async-staged kernel
 // ("_staged", CC1D_ENTRY_STAGED, CC1D_FWD_CF_STAGED_KERNEL), the packed prefill's
 // sequence-finishing kernel with conv-state slots ("_finish", CC1D_ENTRY_FINISH); empty
 // for variants with one kernel.

@@ -28,7 +28,6 @@ namespace {
     X(cuDeviceGet)                                                                                        \
     X(cuDeviceGetAttribute) X(cuDeviceGetName) X(cuCtxGetCurrent) X(cuCtxSetCurrent) X(cuCtxGetDevice)    \
     X(cuDevicePrimaryCtxRetain) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)              \
-    X(cuFuncGetAttribute) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                 \
     X(cuLaunchKernel) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoDAsync)     \
     X(cuMemsetD8) X(cuCtxSynchronize) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)                 \
     X(cuEventSynchronize) X(cuEventElapsedTime) X(cuStreamCreate) X(cuStreamDestroy)                      \
@@ -170,14 +169,6 @@ public:
         check(cu_.cuModuleGetFunction_(&function, static_cast<CUmodule>(module), name.c_str()),
               "cuModuleGetFunction(" + name + ")");
         return function;
-    }
-    int resident_blocks_per_multiprocessor(void* function) override {
-        const auto f = static_cast<CUfunction>(function);
-        int threads = 0, blocks = 0;
-        check(cu_.cuFuncGetAttribute_(&threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f), "cuFuncGetAttribute");
-        check(cu_.cuOccupancyMaxActiveBlocksPerMultiprocessor_(&blocks, f, threads, 0),
-              "cuOccupancyMaxActiveBlocksPerMultiprocessor");
-        return blocks;
     }
 
     void launch(void* function, Dim3 grid, Dim3 block, unsigned shared_bytes, void* stream, const void* params,

@@ -39,9 +39,6 @@ public:
     virtual void* load_module(const std::string& code_object) = 0;
     virtual void unload_module(void* module) noexcept = 0;
     virtual void* get_function(void* module, const std::string& name) = 0;
-    // Blocks of `function` resident on one multiprocessor at its largest block (its launch
-    // bounds) without dynamic shared memory: what a launcher sizes a single wave by.
-    virtual int resident_blocks_per_multiprocessor(void* function) = 0;
     // `params` points at the kernel's single by-value parameter block of `params_size` bytes.
     virtual void launch(void* function, Dim3 grid, Dim3 block, unsigned shared_bytes, void* stream,
                         const void* params, std::size_t params_size) = 0;

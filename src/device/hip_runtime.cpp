@@ -26,7 +26,6 @@ namespace {
 #define CC1D_HIP_FUNCTIONS(X)                                                                           \
     X(hipInit) X(hipGetErrorName) X(hipGetErrorString) X(hipGetDeviceCount) X(hipGetDevice)              \
     X(hipGetDeviceProperties) X(hipModuleLoadData) X(hipModuleUnload) X(hipModuleGetFunction)           \
-    X(hipFuncGetAttribute) X(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor)                        \
     X(hipModuleLaunchKernel) X(hipFree) X(hipMemcpy) X(hipMemcpyAsync) X(hipMemset)         \
     X(hipDeviceSynchronize) X(hipEventCreate) X(hipEventDestroy) X(hipEventRecord) X(hipEventSynchronize) \
     X(hipEventElapsedTime) X(hipStreamCreateWithFlags) X(hipStreamDestroy) X(hipStreamSynchronize)      \
@@ -113,14 +112,6 @@ public:
         check(hip_.hipModuleGetFunction_(&function, static_cast<hipModule_t>(module), name.c_str()),
               "hipModuleGetFunction(" + name + ")");
         return function;
-    }
-    int resident_blocks_per_multiprocessor(void* function) override {
-        const auto f = static_cast<hipFunction_t>(function);
-        int threads = 0, blocks = 0;
-        check(hip_.hipFuncGetAttribute_(&threads, HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f), "hipFuncGetAttribute");
-        check(hip_.hipModuleOccupancyMaxActiveBlocksPerMultiprocessor_(&blocks, f, threads, 0),
-              "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor");
-        return blocks;
     }
     void launch(void* function, Dim3 grid, Dim3 block, unsigned shared_bytes, void* stream, const void* params,
                 std::size_t params_size) override {

@@ -46,7 +46,6 @@ public:
         names_.push_back(std::make_unique<std::string>(function));
         return names_.back().get();
     }
-    int resident_blocks_per_multiprocessor(void*) override { return 4; }
     void launch(void* function, device::Dim3 g, device::Dim3 b, unsigned s, void*, const void* p,
                 std::size_t size) override {
         launched.push_back(*static_cast<std::string*>(function));

@@ -199,14 +199,13 @@ TEST_CASE("forward: channel-first rows not aligned to a vector, at every offset,
             }
 }
 
-TEST_CASE("forward: channel-last 16-bit calls over many tiles or two-batch chunks, several waves") {
+TEST_CASE("forward: channel-last 16-bit calls over many tiles, several waves") {
     // 4 x 1029 x 4099 at widths 2-4, odd channels (a partial vector per row), an odd length
-    // (a partial last tile or chunk), states at both ends and the views rotating through
-    // contiguous, strided and misaligned. Without seq_idx: the tile kernel staged by
-    // cp.async (65 tiles a row). With seq_idx: the window plan cuts its wave-fitting chunk
-    // to 16 steps (past 8 batches) on GPUs of up to ~140 multiprocessors, and with sequences
-    // up to half a row and padding these chunks run the short-chunk kernel: walked without
-    // ids, padding chunks stored as zeros, steps near a boundary recomputed.
+    // (a partial last tile), states at both ends and the views rotating through contiguous,
+    // strided and misaligned: the tile kernel staged by cp.async, 65 tiles a row. With
+    // seq_idx, sequences up to half a row and padding give time segments inside one
+    // sequence (walked without ids), of padding only (stored as zeros) and across a
+    // boundary (ids compared at every step).
     std::uint64_t index = 0;
     for (bool seq_idx : {false, true})
         for (DType x : {DType::bf16, DType::fp16})
@@ -221,22 +220,26 @@ TEST_CASE("forward: channel-last 16-bit calls over many tiles or two-batch chunk
             }
 }
 
-TEST_CASE("forward: channel-last 16-bit seq_idx with long sequences, batches inside one and across several") {
-    // 2 x 523 x 2053: sequences up to half a row long (random_seq_idx) leave most batches
-    // inside one sequence, which widths 5-8 walk without comparing ids, and the rest
-    // across boundaries or padding; 523 channels leave lanes past D in a task's last group
-    // (they stay for the shuffles). States at both ends, views rotating.
+TEST_CASE("forward: channel-last seq_idx with long sequences, tile segments inside one and across several") {
+    // 2 x D x 2053: sequences up to half a row long (random_seq_idx) leave most of a tile's
+    // time segments inside one sequence, which the tile kernel walks without comparing ids,
+    // some of padding only (stored as zeros), and the rest across boundaries; widths up to
+    // 16 (a segment's window reaches 15 rows back). Contiguous rows of 520 channels take
+    // vector tiles (staged by cp.async up to width 4) but for the partial last channel
+    // group; 523 channels in rotating views take element tiles. States at both ends.
     std::uint64_t index = 0;
-    for (DType x : {DType::bf16, DType::fp16})
-        for (int width : {3, 4, 5, 8}) {
-            const int turn = static_cast<int>(index);
-            ForwardVariant v{Layout::channel_last, {x, x}, width, turn % 2 ? Activation::silu : Activation::none,
-                             true, true, turn % 3 != 1, turn % 3 != 2};
-            const Geometry g{2, 523, 2053, view_kind(turn, true), view_kind(turn + 1, true), view_kind(turn + 2, false)};
-            const std::uint32_t seed = case_seed(6, index++);
-            INFO(v.name(), " | ", g.name(), " | seed ", seed);
-            run_forward_case(v, g, seed);
-        }
+    for (DType x : {DType::bf16, DType::fp16, DType::fp32})
+        for (int width : {1, 3, 4, 5, 8, 16})
+            for (bool vector_rows : {true, false}) {
+                const int turn = static_cast<int>(index);
+                ForwardVariant v{Layout::channel_last, {x, x}, width, turn % 4 < 2 ? Activation::silu : Activation::none,
+                                 true, true, turn % 3 != 1, turn % 3 != 2};
+                const Geometry g{2, vector_rows ? 520 : 523, 2053, view_kind(vector_rows ? 0 : turn, true),
+                                 view_kind(vector_rows ? 0 : turn + 1, true), view_kind(turn + 2, false)};
+                const std::uint32_t seed = case_seed(6, index++);
+                INFO(v.name(), " | ", g.name(), " | seed ", seed);
+                run_forward_case(v, g, seed);
+            }
 }
 
 TEST_CASE("forward: the kernels of fast- and slow-memory devices (CC1D_MEMORY_GBPS)") {

@@ -24,7 +24,6 @@ public:
     void* load_module(const std::string&) override { return unexpected<void*>("load_module"); }
     void unload_module(void*) noexcept override {}
     void* get_function(void*, const std::string&) override { return unexpected<void*>("get_function"); }
-    int resident_blocks_per_multiprocessor(void*) override { return unexpected<int>("resident_blocks"); }
     void launch(void*, device::Dim3, device::Dim3, unsigned, void*, const void*, std::size_t) override {
         unexpected<int>("launch");
     }

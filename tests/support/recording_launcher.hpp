@@ -24,7 +24,6 @@ struct RecordingLauncher final : launch::Launcher {
     };
     int sm_count = 132;
     double memory_gbps = 3352.0;   // an H100 SXM
-    int resident = 4;
     void* workspace_address = nullptr;
     std::vector<Launch> launches;
 
@@ -49,7 +48,6 @@ struct RecordingLauncher final : launch::Launcher {
     }
     int multiprocessor_count() override { return sm_count; }
     double memory_bandwidth_gbps() override { return memory_gbps; }
-    int main_resident_blocks() override { return resident; }
     void* workspace(std::size_t) override { return workspace_address; }
 
 private:

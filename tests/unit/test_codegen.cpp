@@ -72,32 +72,23 @@ namespace {
 bool has_second(const Variant& variant) { return !codegen::render_source(variant, "cuda").second_entry.empty(); }
 }  // namespace
 
-TEST_CASE("the 16-bit channel-last forward with seq_idx up to width 4 has a short-chunk kernel") {
+TEST_CASE("every channel-last forward variant is the tile kernel alone") {
     Variant v;
     v.op = Op::fwd;
     v.layout = Layout::channel_last;
-    v.seq_idx = true;
-    for (DType dtype : {DType::fp16, DType::bf16})
-        for (int width : {1, 2, 3, 4}) {
-            CAPTURE(width);
-            v.x_dtype = v.weight_dtype = dtype;
-            v.width = width;
-            const auto source = codegen::render_source(v, "hip");
-            CHECK(source.second_entry == v.entry_name() + "_short");
-            CHECK(source.text.find("#define CC1D_ENTRY_SHORT " + source.second_entry) != std::string::npos);
-        }
-    Variant other = v;
-    other.width = 5;   // widths 5-8 vote a batch at a time in the one kernel
-    CHECK_FALSE(has_second(other));
-    other = v;
-    other.x_dtype = other.weight_dtype = DType::fp32;   // the shared-memory tile kernel
-    CHECK_FALSE(has_second(other));
-    other = v;
-    other.seq_idx = false;
-    CHECK_FALSE(has_second(other));
-    other = v;
-    other.layout = Layout::channel_first;
-    CHECK_FALSE(has_second(other));
+    v.bias = true;
+    for (DType dtype : {DType::fp32, DType::fp16, DType::bf16})
+        for (int width = 1; width <= Variant::max_width; ++width)
+            for (bool seq_idx : {false, true}) {
+                CAPTURE(width);
+                CAPTURE(seq_idx);
+                v.x_dtype = v.weight_dtype = dtype;
+                v.width = width;
+                v.seq_idx = seq_idx;
+                v.initial_states = v.final_states = seq_idx && width > 1;
+                CHECK(codegen::family_template(v) == "fwd_channel_last.cu");
+                CHECK_FALSE(has_second(v));
+            }
 }
 
 TEST_CASE("the packed prefill with conv-state slots has a sequence-finishing kernel, without them none") {

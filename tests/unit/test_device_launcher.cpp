@@ -54,7 +54,7 @@ struct Call {
     DeviceLauncher launcher;
     explicit Call(bool overlap)
         : device(overlap),
-          kernel{nullptr, &main_kernel, &second_kernel, 1},
+          kernel{nullptr, &main_kernel, &second_kernel},
           launcher(device, 0, kernel, nullptr, counters, pool, workspace, sizeof(workspace)) {}
 };
 

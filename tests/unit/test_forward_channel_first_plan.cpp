@@ -43,7 +43,6 @@ test::RecordingLauncher<cc1d_fwd_params>::Launch launched(const Call& c, double 
     v.seq_idx = c.seq_idx;
     test::RecordingLauncher<cc1d_fwd_params> launcher;
     launcher.sm_count = 132;
-    launcher.resident = 16;   // the kernel's launch bound
     launcher.memory_gbps = gbps;
     launch::forward_channel_first(launcher, v, args);
     REQUIRE(launcher.launches.size() == 1);

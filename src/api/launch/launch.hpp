@@ -13,10 +13,9 @@ namespace cc1d::launch {
 
 // Kernel functions of one module: the family's main kernel and its second one
 // (codegen::second_kernel): backward's fixed-order reduction of the dweight/dbias
-// partials, update's registers path, the channel-last forward's short-chunk kernel, the
-// channel-first forward's cp.async-staged kernel, the packed prefill's sequence-finishing
-// kernel (history outputs and slot write-back).
-enum class Kernel { main = 0, reduce = 1, registers = 1, short_chunks = 1, staged = 1, finish = 1 };
+// partials, update's registers path, the channel-first forward's cp.async-staged kernel,
+// the packed prefill's sequence-finishing kernel (history outputs and slot write-back).
+enum class Kernel { main = 0, reduce = 1, registers = 1, staged = 1, finish = 1 };
 
 class Launcher {
 public:
@@ -32,9 +31,6 @@ public:
     virtual int multiprocessor_count() = 0;
     // The device's peak DRAM bandwidth (Device::memory_bandwidth_gbps).
     virtual double memory_bandwidth_gbps() = 0;
-    // Blocks of the main kernel resident per multiprocessor at its launch-bounds block size
-    // without dynamic shared memory (what the driver reported when the module was loaded).
-    virtual int main_resident_blocks() = 0;
     // Device memory of at least `bytes` for this call (reused across calls on the same
     // stream; contents undefined).
     virtual void* workspace(std::size_t bytes) = 0;

@@ -1,0 +1,77 @@
+// How a channel-last forward call is launched: one launch of the tile kernel, a block per
+// tile of CC1D_FWD_CL_CHANNELS channels x CC1D_FWD_CL_TILE_ROWS steps of one batch row,
+// for every dtype and width, with and without seq_idx; vector tiles only where x's and
+// out's rows are 16-byte aligned.
+#include <cstdint>
+
+#include <doctest/doctest.h>
+
+#include "api/launch/launch.hpp"
+#include "params.h"
+#include "support/recording_launcher.hpp"
+
+namespace {
+
+struct Call {
+    std::int64_t B, D, L;
+    int width;
+    cc1d::DType x;
+    bool seq_idx;
+    std::uintptr_t out_offset = 0;   // bytes added to out's (aligned) address
+};
+
+cc1d::test::RecordingLauncher<cc1d_fwd_params> launch_call(const Call& c) {
+    auto address = [](int slot) { return std::uintptr_t(0x10000000) * std::uintptr_t(slot + 1); };
+    const std::int64_t L = c.L, D = c.D;
+    cc1d::ForwardArgs args;
+    args.x = cc1d::Tensor(reinterpret_cast<const void*>(address(0)), c.x, {c.B, D, L}, {L * D, 1, D});
+    args.out = cc1d::Tensor(reinterpret_cast<const void*>(address(1) + c.out_offset), c.x, {c.B, D, L}, {L * D, 1, D});
+    args.weight = cc1d::Tensor(reinterpret_cast<const void*>(address(2)), c.x, {D, c.width});
+    if (c.seq_idx) args.seq_idx = cc1d::Tensor(reinterpret_cast<const void*>(address(3)), cc1d::DType::int32, {c.B, L});
+    cc1d::Variant v;
+    v.op = cc1d::Op::fwd;
+    v.layout = cc1d::Layout::channel_last;
+    v.width = c.width;
+    v.x_dtype = v.weight_dtype = c.x;
+    v.seq_idx = c.seq_idx;
+    cc1d::test::RecordingLauncher<cc1d_fwd_params> launcher;
+    launcher.sm_count = 132;
+    cc1d::launch::forward_channel_last(launcher, v, args);
+    return launcher;
+}
+
+}  // namespace
+
+TEST_CASE("channel-last forward: one tile-kernel launch, a block per tile, with and without seq_idx") {
+    for (cc1d::DType x : {cc1d::DType::fp32, cc1d::DType::fp16, cc1d::DType::bf16})
+        for (int width : {1, 2, 4, 5, 8, 9, 14, 16})
+            for (bool seq_idx : {false, true})
+                for (std::int64_t L : {1, 63, 64, 65, 4096, 4099}) {
+                    const Call c{3, 5376 + 8, L, width, x, seq_idx};   // a partial channel group
+                    INFO("x bytes ", cc1d::dtype_size(x), " width ", width, " seq_idx ", seq_idx, " L ", L);
+                    const auto launcher = launch_call(c);
+                    const std::int64_t rows = CC1D_FWD_CL_TILE_ROWS(width, static_cast<int>(cc1d::dtype_size(x)));
+                    const std::int64_t tiles = (L + rows - 1) / rows;
+                    const std::int64_t groups = (c.D + CC1D_FWD_CL_CHANNELS - 1) / CC1D_FWD_CL_CHANNELS;
+                    const auto& l = launcher.only_main_launch(CC1D_FWD_CL_THREADS, groups * tiles * c.B, 0);
+                    CHECK(l.params.tiles == tiles);
+                    CHECK(l.params.chunk_len == rows);
+                    CHECK(l.params.vector_ok == 1);
+                }
+}
+
+TEST_CASE("channel-last forward: tile heights, an empty row, and element tiles for a misaligned out") {
+    // 16-bit tiles are 64 steps, fp32 32 (8 KiB of x), twice that where the halo is a
+    // fifth of the tile or more (16-bit from width 14, fp32 from width 9).
+    CHECK(CC1D_FWD_CL_TILE_ROWS(4, 2) == 64);
+    CHECK(CC1D_FWD_CL_TILE_ROWS(13, 2) == 64);
+    CHECK(CC1D_FWD_CL_TILE_ROWS(14, 2) == 128);
+    CHECK(CC1D_FWD_CL_TILE_ROWS(8, 4) == 32);
+    CHECK(CC1D_FWD_CL_TILE_ROWS(9, 4) == 64);
+    // L == 0 still launches one tile a row: the block writes final_states from the halo.
+    const auto empty = launch_call({2, 64, 0, 4, cc1d::DType::bf16, true});
+    CHECK(empty.only_main_launch(CC1D_FWD_CL_THREADS, 2, 0).params.tiles == 1);
+    // out 2 bytes off a 16-byte boundary: the kernel loads and stores element by element.
+    const auto misaligned = launch_call({2, 64, 100, 4, cc1d::DType::bf16, true, 2});
+    CHECK(misaligned.only_main_launch(CC1D_FWD_CL_THREADS, 2 * 2, 0).params.vector_ok == 0);
+}
