@@ -40,12 +40,12 @@ inline device::Dim3 flat_grid(std::int64_t blocks) {
     return grid;
 }
 
-// True when vectors of `vector_bytes` (a power of two up to 16) along `vector_axis` are
-// safe for every row of `t`: the data is aligned to that size, that axis has unit stride,
-// and every other axis steps by whole vectors (size-1 axes never step).
-inline bool rows_vectorizable(const Tensor& t, int vector_axis, int vector_bytes = 16) {
-    if ((reinterpret_cast<std::uintptr_t>(t.data) & static_cast<std::uintptr_t>(vector_bytes - 1)) != 0) return false;
-    const std::int64_t vec = std::max<std::int64_t>(1, vector_bytes / static_cast<std::int64_t>(dtype_size(t.dtype)));
+// True when 16-byte vectors along `vector_axis` are safe for every row of `t`: the data
+// is 16-byte aligned, that axis has unit stride, and every other axis steps by whole
+// vectors (size-1 axes never step).
+inline bool rows_vectorizable(const Tensor& t, int vector_axis) {
+    if ((reinterpret_cast<std::uintptr_t>(t.data) & std::uintptr_t(15)) != 0) return false;
+    const std::int64_t vec = 16 / static_cast<std::int64_t>(dtype_size(t.dtype));
     if (t.shape[vector_axis] > 1 && t.strides[vector_axis] != 1) return false;
     for (int axis = 0; axis < t.rank; ++axis)
         if (axis != vector_axis && t.shape[axis] > 1 && t.strides[axis] % vec != 0) return false;
