@@ -317,7 +317,7 @@ CC1D_DEVICE void bf_grad_pass(const cc1d_bwd_params& p, const bf_shared& s, cons
 #pragma unroll
                 for (int k = 0; k <= CC1D_K; ++k) {
 #if CC1D_HAS_SEQ_IDX
-                    z = fmaf(ids[e + k] == ids[e + CC1D_K] ? w[k] : 0.0f, win[e + k], z);
+                    if (ids[e + k] == ids[e + CC1D_K]) z = fmaf(w[k], win[e + k], z);
 #else
                     z = fmaf(w[k], win[e + k], z);
 #endif
@@ -332,7 +332,7 @@ CC1D_DEVICE void bf_grad_pass(const cc1d_bwd_params& p, const bf_shared& s, cons
 #pragma unroll
                 for (int k = 0; k <= CC1D_K; ++k) {
 #if CC1D_HAS_SEQ_IDX
-                    dw[k] = fmaf(gv, ids[e + k] == ids[e + CC1D_K] ? win[e + k] : 0.0f, dw[k]);
+                    if (ids[e + k] == ids[e + CC1D_K]) dw[k] = fmaf(gv, win[e + k], dw[k]);
 #else
                     dw[k] = fmaf(gv, win[e + k], dw[k]);
 #endif
@@ -432,7 +432,7 @@ CC1D_DEVICE void bf_dx_pass(const cc1d_bwd_params& p, const bf_shared& s, const 
 #pragma unroll
             for (int k = 0; k <= CC1D_K; ++k) {
 #if CC1D_HAS_SEQ_IDX
-                acc = fmaf(ids[e + CC1D_K - k] == ids[e] ? w[k] : 0.0f, gw[e + CC1D_K - k], acc);
+                if (ids[e + CC1D_K - k] == ids[e]) acc = fmaf(w[k], gw[e + CC1D_K - k], acc);
 #else
                 acc = fmaf(w[k], gw[e + CC1D_K - k], acc);
 #endif

@@ -14,6 +14,9 @@
 // dw[k] = sum_s x̃[s] g[s+K-k] needs x̃ only at the current position: without silu a thread
 // holds one window (g), with silu one more (x̃). Terms across a sequence boundary are
 // dropped by comparing the ids of their two positions; a padding position (id < 0) has g = 0.
+// A dropped term is skipped (a predicated fma) rather than multiplied by a selected zero:
+// that select was a fifth of the walk's instructions at width 4 with silu, and the walk
+// with seq_idx is bound by instruction issue on an H200 (docs/perf.md, entry 97).
 //
 // Loads come in batches of kBlSteps steps. A thread issues every load of a batch before
 // it waits for any and parks them in its own shared-memory slots (nobody else reads them:
@@ -450,7 +453,7 @@ CC1D_DEVICE void bl_step(const cc1d_bwd_params& p, const bl_row& row, const bl_l
 #pragma unroll
         for (int k = 0; k <= CC1D_K; ++k) {
 #if CC1D_HAS_SEQ_IDX
-            z = fmaf(win.ids[k] == win.ids[me] ? st.w[c][k] : 0.0f, win.XW[CC1D_K - k][c], z);
+            if (win.ids[k] == win.ids[me]) z = fmaf(st.w[c][k], win.XW[CC1D_K - k][c], z);
 #else
             z = fmaf(st.w[c][k], win.XW[CC1D_K - k][c], z);
 #endif
@@ -482,13 +485,15 @@ CC1D_DEVICE void bl_step(const cc1d_bwd_params& p, const bl_row& row, const bl_l
 #pragma unroll
             for (int k = 0; k <= CC1D_K; ++k) {
 #if CC1D_HAS_SEQ_IDX
-                // id(s + K - k) against id(s)
-                const float gk = win.ids[me + CC1D_K - k] == win.ids[me] ? win.G[CC1D_K - k][c] : 0.0f;
+                const bool same = win.ids[me + CC1D_K - k] == win.ids[me];   // id(s + K - k) against id(s)
 #else
-                const float gk = win.G[CC1D_K - k][c];
+                const bool same = true;
 #endif
-                acc[c] = fmaf(st.w[c][k], gk, acc[c]);
-                st.dw[c][k] = fmaf(xs, gk, st.dw[c][k]);   // x̃[s] * g[s+K-k]
+                const float gk = win.G[CC1D_K - k][c];
+                if (same) {   // x̃[s] * g[s+K-k]
+                    acc[c] = fmaf(st.w[c][k], gk, acc[c]);
+                    st.dw[c][k] = fmaf(xs, gk, st.dw[c][k]);
+                }
             }
             st.db[c] += gs[c];
         }

@@ -103,7 +103,7 @@ CC1D_DEVICE float bs_g(float dout, const float (&w)[CC1D_WIDTH], float bias, Xs 
 #pragma unroll
     for (int k = 0; k < CC1D_WIDTH; ++k) {
 #if CC1D_HAS_SEQ_IDX
-        z = fmaf(id(k) == id(CC1D_K) ? w[k] : 0.0f, xs(k), z);
+        if (id(k) == id(CC1D_K)) z = fmaf(w[k], xs(k), z);
 #else
         z = fmaf(w[k], xs(k), z);
 #endif

@@ -163,11 +163,30 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
     // when initial_states feed the first sequence; past the end: -1 (never stored).
     int* s_seq = reinterpret_cast<int*>(s_x + kCfHalo + tile_vecs);
     const int* seq_row = p.seq_idx + b * p.seq_stride_b;
+    if (p.seq_vector_ok != 0) {
+        // Four ids a 16-byte load (a row's ids are 16-byte aligned and tile_start a multiple
+        // of 4): a quarter of the loads and shared stores of one id a load, which made the
+        // 16-bit forward with seq_idx issue 8 times the loads of its x.
+#pragma unroll
+        for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)) * CC1D_VEC / 4; ++i) {
+            const int e = 4 * (tid + i * nthreads);
+            const cc1d_i64 pos = tile_start + e;
+            cc1d_vec16 v;
+            if (pos + 4 <= L) {
+                v = cc1d_v16_load_aligned(seq_row + pos);
+            } else {
+#pragma unroll
+                for (int c = 0; c < 4; ++c) v.w[c] = (unsigned int)(pos + c < L ? seq_row[pos + c] : -1);
+            }
+            cc1d_v16_store_aligned(s_seq + kCfHaloElems + e, v);
+        }
+    } else {
 #pragma unroll 4
-    for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)) * CC1D_VEC; ++i) {
-        const int e = tid + i * nthreads;
-        const cc1d_i64 pos = tile_start + e;
-        s_seq[kCfHaloElems + e] = pos < L ? seq_row[pos * p.seq_stride_l] : -1;
+        for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)) * CC1D_VEC; ++i) {
+            const int e = tid + i * nthreads;
+            const cc1d_i64 pos = tile_start + e;
+            s_seq[kCfHaloElems + e] = pos < L ? seq_row[pos * p.seq_stride_l] : -1;
+        }
     }
     for (int e = tid; e < kCfHaloElems; e += nthreads) {
         const cc1d_i64 pos = tile_start - kCfHaloElems + e;
@@ -236,8 +255,9 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
 #pragma unroll
             for (int k = 0; k <= CC1D_K; ++k) {
 #if CC1D_HAS_SEQ_IDX
-                // Terms from another sequence drop out (a zero weight keeps the fma chain).
-                z = fmaf(ids[e + k] == ids[e + CC1D_K] ? w[k] : 0.0f, win[e + k], z);
+                // Terms from another sequence drop out: skipped, so the fma is predicated
+                // rather than fed a selected zero weight (one instruction, not two).
+                if (ids[e + k] == ids[e + CC1D_K]) z = fmaf(w[k], win[e + k], z);
 #else
                 z = fmaf(w[k], win[e + k], z);
 #endif

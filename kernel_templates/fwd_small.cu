@@ -75,7 +75,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_SMALL_THREADS) CC1D_ENTRY(
 #pragma unroll
     for (int k = 0; k < CC1D_WIDTH; ++k) {
 #if CC1D_HAS_SEQ_IDX
-        z = fmaf(id[k] == id[CC1D_K] ? w[k] : 0.0f, cc1d_to_float(taps[k]), z);   // other sequences drop out
+        if (id[k] == id[CC1D_K]) z = fmaf(w[k], cc1d_to_float(taps[k]), z);   // other sequences drop out
 #else
         z = fmaf(w[k], cc1d_to_float(taps[k]), z);
 #endif

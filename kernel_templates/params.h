@@ -101,7 +101,7 @@ struct cc1d_fwd_params {
     long long chunk_len;         // channel-last: time steps per tile (channel-first: unused)
     int vector_ok;               // 1: every x/out row start is 16-byte aligned and the unit
                                  //    stride allows 16-byte vectors; 0: element-wise path
-    int pad_;
+    int seq_vector_ok;           // 1: seq_idx rows are 16-byte aligned with unit stride
     cc1d_divisor small_by_inner;   // small-call kernel: by the fastest index of its outputs
     cc1d_divisor small_by_middle;  // (L and D channel-first, D and L channel-last)
 };

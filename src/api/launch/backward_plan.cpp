@@ -13,13 +13,6 @@ std::size_t row_bytes(const Variant& variant, const BackwardArgs& args) {
     return static_cast<std::size_t>(args.x.shape[1]) * static_cast<std::size_t>(variant.width + 1) * sizeof(float);
 }
 
-// seq_idx rows read as int4: 16-byte aligned, unit stride along L, whole vectors per row.
-bool seq_vectorizable(const Tensor& seq) {
-    if (!seq.present() || !aligned16(seq.data)) return false;
-    if (seq.shape[1] > 1 && seq.strides[1] != 1) return false;
-    return seq.shape[0] <= 1 || seq.strides[0] % 4 == 0;
-}
-
 }  // namespace
 
 int dw_mode(const Variant& variant, const BackwardArgs& args, const Plan& plan) {
@@ -92,7 +85,7 @@ cc1d_bwd_params make_params(const Variant& variant, const BackwardArgs& args) {
     const int axis = variant.layout == Layout::channel_last ? 1 : 2;
     p.vector_ok = util::rows_vectorizable(args.x, axis) && util::rows_vectorizable(args.dout, axis) &&
                   util::rows_vectorizable(args.dx, axis);
-    p.seq_vector_ok = seq_vectorizable(args.seq_idx);
+    p.seq_vector_ok = util::seq_vectorizable(args.seq_idx);
     p.dw_is_fp32 = args.dweight.dtype == DType::fp32;
     p.accumulate = args.accumulate;
     return p;

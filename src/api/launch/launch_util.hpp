@@ -52,6 +52,9 @@ inline bool rows_vectorizable(const Tensor& t, int vector_axis) {
     return true;
 }
 
+// True when seq_idx is given and its rows can be read as 16-byte vectors of 4 ids.
+inline bool seq_vectorizable(const Tensor& seq) { return seq.present() && rows_vectorizable(seq, 1); }
+
 // True when `axis` of `t` has unit stride (or a single element), whatever the alignment:
 // kernels that split each row at its own 16-byte boundaries (varlen_fwd.cu) need no more.
 inline bool unit_stride(const Tensor& t, int axis) { return t.shape[axis] <= 1 || t.strides[axis] == 1; }
@@ -108,6 +111,7 @@ inline cc1d_fwd_params forward_params(const ForwardArgs& args) {
     if (args.seq_idx.present()) {
         p.seq_stride_b = args.seq_idx.strides[0];
         p.seq_stride_l = args.seq_idx.strides[1];
+        p.seq_vector_ok = seq_vectorizable(args.seq_idx);
     }
     if (args.initial_states.present()) {
         p.init_stride_b = args.initial_states.strides[0];
