@@ -2,6 +2,7 @@
 // (fwd_channel_first.cu, CC1D_FWD_CF_STAGED_KERNEL): every variant without seq_idx, on
 // 16-byte rows, on a device of fast DRAM (util::kFastMemoryGbps). The geometry is the main
 // kernel's either way; the staged kernel's shared memory pads the halo to 8 vectors.
+// With seq_idx, the kernel reads ids as 16-byte vectors where the parameters allow it.
 #include <cstdint>
 
 #include <doctest/doctest.h>
@@ -24,6 +25,7 @@ struct Call {
     DType x = DType::fp32;
     Activation activation = Activation::silu;
     bool seq_idx = false, misaligned = false;
+    std::int64_t seq_offset = 0, seq_stride_l = 1;   // seq_idx view: first id, step along L
 };
 
 test::RecordingLauncher<cc1d_fwd_params>::Launch launched(const Call& c, double gbps) {
@@ -32,7 +34,9 @@ test::RecordingLauncher<cc1d_fwd_params>::Launch launched(const Call& c, double 
     if (c.misaligned) args.x.data = static_cast<const char*>(args.x.data) + 4;
     args.out = test::fake_bdl(1, c.x, c.B, c.D, c.L, Layout::channel_first);
     args.weight = Tensor(test::fake_address(2), c.x, {c.D, 4});
-    if (c.seq_idx) args.seq_idx = Tensor(test::fake_address(3), DType::int32, {c.B, c.L});
+    if (c.seq_idx)
+        args.seq_idx = Tensor(static_cast<const std::int32_t*>(test::fake_address(3)) + c.seq_offset, DType::int32,
+                              {c.B, c.L}, {c.L * c.seq_stride_l, c.seq_stride_l});
     args.activation = c.activation;
     Variant v;
     v.op = Op::fwd;
@@ -87,4 +91,22 @@ TEST_CASE("channel-first forward: the main kernel for seq_idx and unaligned rows
     CHECK(unaligned.params.vector_ok == 0);
     CHECK(unaligned.kernel == Kernel::main);
     CHECK(unaligned.shared == launched(c, kH100Gbps).shared);
+}
+
+TEST_CASE("channel-first forward: seq ids read 4 a 16-byte load only from aligned rows of unit stride") {
+    Call c{4, 5376, 4096};
+    c.seq_idx = true;
+    CHECK(launched(c, kH200Gbps).params.seq_vector_ok == 1);
+    c.seq_offset = 1;   // rows 4 bytes off a 16-byte boundary
+    CHECK(launched(c, kH200Gbps).params.seq_vector_ok == 0);
+    c.seq_offset = 4;
+    CHECK(launched(c, kH100Gbps).params.seq_vector_ok == 1);
+    c.seq_offset = 0;
+    c.seq_stride_l = 2;   // every other id of a wider tensor
+    CHECK(launched(c, kH200Gbps).params.seq_vector_ok == 0);
+    c = Call{3, 64, 1031};   // rows of 1031 ids: the second row starts off a 16-byte boundary
+    c.seq_idx = true;
+    CHECK(launched(c, kH200Gbps).params.seq_vector_ok == 0);
+    c.seq_idx = false;
+    CHECK(launched(c, kH200Gbps).params.seq_vector_ok == 0);
 }
