@@ -96,7 +96,8 @@ constexpr int kBlSharedBytes = kBlStageBytes > kBlSumsBytes ? kBlStageBytes : kB
 // for 4 blocks (<= 128 registers) costs no occupancy and keeps widths <= 4 spill-free,
 // except 16-bit seq_idx at widths 3-4, whose 4-channel windows plus the ids get 3 blocks
 // (<= 168; at 4 blocks they spill 56 bytes and 4x5376x4096 bf16 SiLU ran 6% slower on an
-// H100); wider windows get 3 blocks up to width 8, then what they need. (HIP reads the
+// H100, and 18% slower on an H200 with the spills out of the interior loop, docs/perf.md
+// entry 98); wider windows get 3 blocks up to width 8, then what they need. (HIP reads the
 // second argument as a minimum of waves per SIMD, a register cap that would spill there;
 // its LDS budget above bounds occupancy instead.)
 #if defined(CC1D_BACKEND_HIP)

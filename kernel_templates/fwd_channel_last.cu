@@ -87,8 +87,8 @@ CC1D_DEVICE x_t cl_load_elem(const cc1d_fwd_params& p, const ClTile& tile, cc1d_
 // straight into shared memory, complete once cl_wait_tile returns (before the next
 // barrier): fp32 4x5376x4096 188.8 -> 171.0 us on an H200, 244.3 -> 237.9 us on an H100;
 // 16-bit widths 5-8 5-14% faster on an H100, 1-20% on an H200; at width 16 the H100 took
-// 4.8% longer (docs/perf.md, entries 67 and 95), so wider kernels keep the loads in
-// registers.
+// 4.8% longer (docs/perf.md, entries 67 and 95), and on an H200 widths 9-16 moved -5 to
+// +5% (entry 98), so wider kernels keep the loads in registers.
 #define CL_ASYNC_TILE (CC1D_HAS_ASYNC_COPY && (CC1D_WIDTH <= 4 || (CC1D_X_DTYPE != 0 && CC1D_WIDTH <= 8)))
 CC1D_DEVICE void cl_load_vectors(const cc1d_fwd_params& p, const ClTile& tile, cc1d_vec16* s_in) {
     const x_t* x = reinterpret_cast<const x_t*>(p.x) + tile.b * p.x_stride_b + tile.c0;
