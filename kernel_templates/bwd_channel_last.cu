@@ -15,8 +15,8 @@
 // holds one window (g), with silu one more (x̃). Terms across a sequence boundary are
 // dropped by comparing the ids of their two positions; a padding position (id < 0) has g = 0.
 // A dropped term is skipped (a predicated fma) rather than multiplied by a selected zero:
-// that select was a fifth of the walk's instructions at width 4 with silu, and the walk
-// with seq_idx is bound by instruction issue on an H200 (docs/perf.md, entry 97).
+// that select was a fifth of the walk's instructions at width 4 with silu (without it,
+// 5-10% faster on an H200 and 1-5% on an H100; docs/perf.md, entries 97-98).
 //
 // Loads come in batches of kBlSteps steps. A thread issues every load of a batch before
 // it waits for any and parks them in its own shared-memory slots (nobody else reads them:
