@@ -8,6 +8,7 @@
 
 #include "api/launch/launch.hpp"
 #include "params.h"
+#include "support/fake_tensors.hpp"
 #include "support/recording_launcher.hpp"
 
 namespace {
@@ -21,13 +22,14 @@ struct Call {
 };
 
 cc1d::test::RecordingLauncher<cc1d_fwd_params> launch_call(const Call& c) {
-    auto address = [](int slot) { return std::uintptr_t(0x10000000) * std::uintptr_t(slot + 1); };
-    const std::int64_t L = c.L, D = c.D;
+    using cc1d::test::fake_address;
+    using cc1d::test::fake_bdl;
     cc1d::ForwardArgs args;
-    args.x = cc1d::Tensor(reinterpret_cast<const void*>(address(0)), c.x, {c.B, D, L}, {L * D, 1, D});
-    args.out = cc1d::Tensor(reinterpret_cast<const void*>(address(1) + c.out_offset), c.x, {c.B, D, L}, {L * D, 1, D});
-    args.weight = cc1d::Tensor(reinterpret_cast<const void*>(address(2)), c.x, {D, c.width});
-    if (c.seq_idx) args.seq_idx = cc1d::Tensor(reinterpret_cast<const void*>(address(3)), cc1d::DType::int32, {c.B, L});
+    args.x = fake_bdl(0, c.x, c.B, c.D, c.L, cc1d::Layout::channel_last);
+    args.out = fake_bdl(1, c.x, c.B, c.D, c.L, cc1d::Layout::channel_last);
+    args.out.data = static_cast<const char*>(args.out.data) + c.out_offset;
+    args.weight = cc1d::Tensor(fake_address(2), c.x, {c.D, c.width});
+    if (c.seq_idx) args.seq_idx = cc1d::Tensor(fake_address(3), cc1d::DType::int32, {c.B, c.L});
     cc1d::Variant v;
     v.op = cc1d::Op::fwd;
     v.layout = cc1d::Layout::channel_last;

@@ -44,7 +44,7 @@ inline device::Dim3 flat_grid(std::int64_t blocks) {
 // is 16-byte aligned, that axis has unit stride, and every other axis steps by whole
 // vectors (size-1 axes never step).
 inline bool rows_vectorizable(const Tensor& t, int vector_axis) {
-    if ((reinterpret_cast<std::uintptr_t>(t.data) & std::uintptr_t(15)) != 0) return false;
+    if (!aligned16(t.data)) return false;
     const std::int64_t vec = 16 / static_cast<std::int64_t>(dtype_size(t.dtype));
     if (t.shape[vector_axis] > 1 && t.strides[vector_axis] != 1) return false;
     for (int axis = 0; axis < t.rank; ++axis)
