@@ -8,10 +8,11 @@
 // GPU) the block writes dweight/dbias itself and no reduce kernel runs.
 //
 // Per tile, every thread first issues all of its global loads (its ilp vectors of x and
-// dout, its share of the halos and seq ids), so ilp * 32 bytes per thread are in flight
-// at once (16-bit may copy its own vectors with cp.async, see BF_CAN_STAGE_ASYNC). Then:
+// dout, its share of the halos and seq masks), so ilp * 32 bytes per thread are in
+// flight at once (16-bit may copy its own vectors with cp.async, see BF_CAN_STAGE_ASYNC).
+// Then:
 //   1. raw x (with K elements of history before the tile and, for silu, K after it),
-//      raw dout (with K after it) and the seq ids go to shared memory;     -- barrier
+//      raw dout (with K after it) and the seq masks go to shared memory;   -- barrier
 //   2. g = dout * act'(z) for each own position, z recomputed from the x window; dw and db
 //      accumulate from the same window; g goes to shared memory as fp32. The K positions
 //      after the tile get their g too (dx near the tile end needs g[t .. t+K]); -- barrier
@@ -19,8 +20,14 @@
 //      memory), plus dfinal near the row end; tile 0 also writes dinitial_states.
 // fp32 without SiLU, g is dout itself: phase 2 writes no g, phase 3 reads the staged
 // dout, and the next unit stages its dout into a second buffer (BF_G_IS_DOUT).
+// With seq_idx the blocks read no ids: a masks kernel run first writes a mask per (b, t)
+// saying which of the K positions before are in t's sequence (cc1d_bwd_seq_masks). The
+// ids in shared memory took 4 bytes a position against 8 for x, dout and g together, and
+// their reads, at a stride, conflicted; masks take 1 (2 past width 8), and a thread reads
+// a vector's masks in one access. On an H200 the 16-bit calls ran 28-38% faster at widths
+// 4-8, fp32 3-7% (docs/perf.md, entry 99).
 // Shared memory reads are 16-byte vectors at consecutive addresses per thread (x halo,
-// g halo, seq ids), and g is stored in planes of 16-byte quarters (bf_g_index), so a
+// g halo), and g is stored in planes of 16-byte quarters (bf_g_index), so a
 // warp's 16-byte accesses are free of bank conflicts.
 // Nothing per vector stays in registers across a barrier and the compute loops take one
 // vector at a time: that keeps the narrow widths within the ~64 registers ptxas aims for
@@ -35,11 +42,10 @@
 constexpr int kBfHalo = (CC1D_K + CC1D_VEC - 1) / CC1D_VEC;   // 16-byte vectors of halo per side
 constexpr int kBfHaloElems = kBfHalo * CC1D_VEC;
 constexpr int kBfGPad = (CC1D_K + 3) / 4 * 4;                 // g read after a vector, in float4 steps
-constexpr int kBfIdVecs = CC1D_VEC / 4;                       // 16-byte vectors of seq ids per x vector
 constexpr int kBfIlp = CC1D_BWD_CF_ILP((int)sizeof(x_t));   // most vectors per thread per tile
 
-// 16-bit on NVIDIA sm_80+ can stage a tile by cp.async, which moves its x, dout and seq
-// ids from global to shared memory without passing through registers: a thread keeps its
+// 16-bit on NVIDIA sm_80+ can stage a tile by cp.async, which moves its x and dout from
+// global to shared memory without passing through registers: a thread keeps its
 // 4 vectors of each in flight without the registers that would cost occupancy, and issues
 // fewer instructions (no shared-memory stores). The host asks for it (p.stage_async) where
 // that pays: with SiLU (issue-bound; 10-17% faster on an H200, docs/perf.md entry 22), and
@@ -107,7 +113,7 @@ struct bf_shared {
     float* g;        // [kBfGPlanes][tile_vecs + kBfGAfterVecs][4] g of the tile's positions and of the K after it
     int g_plane;     // float4s per plane
     int to_other_d;  // BF_G_IS_DOUT: d + to_other_d is the other dout buffer (the next unit's), else 0
-    int* ids;        // [kBfHaloElems + tile_len + kBfHaloElems] seq ids (seq_idx only)
+    cc1d_seq_masks* masks;   // [tile_vecs + kBfHalo] seq masks of the tile's vectors and the K after (seq_idx only)
     float* fin;      // [kBfGPad] dfinal_states of the row (final_states only)
     float* red;      // [blockDim.x / 32][CC1D_BWD_SUMS] per-warp sums
 };
@@ -126,8 +132,8 @@ CC1D_DEVICE bf_shared bf_carve(cc1d_vec16* base, int tile_vecs) {
     s.g = reinterpret_cast<float*>(q);
     s.g_plane = tile_vecs + kBfGAfterVecs;
     q += BF_G_IS_DOUT ? 0 : kBfGPlanes * s.g_plane * 16;
-    s.ids = reinterpret_cast<int*>(q);
-    q += CC1D_HAS_SEQ_IDX ? (2 * kBfHaloElems + tile_len) * 4 : 0;
+    s.masks = reinterpret_cast<cc1d_seq_masks*>(q);
+    q += CC1D_HAS_SEQ_IDX ? ((tile_vecs + kBfHalo) * (int)sizeof(cc1d_seq_masks) + 15) / 16 * 16 : 0;
     s.fin = reinterpret_cast<float*>(q);
     q += CC1D_HAS_FINAL_STATES ? kBfGPad * 4 : 0;
     s.red = reinterpret_cast<float*>(q);
@@ -163,24 +169,12 @@ CC1D_DEVICE cc1d_vec16 bf_load_x(const cc1d_bwd_params& p, const x_t* xrow, cc1d
     return v;
 }
 
-// Seq id of a position: before the row start it is seq_idx[b, 0] when initial_states feed
-// the first sequence, else -1; past the end -1 (g is 0 there anyway).
-CC1D_DEVICE int bf_id_at(const cc1d_bwd_params& p, const int* seq_row, cc1d_i64 pos) {
-    if (pos >= p.seqlen) return -1;
-    if (pos >= 0) return seq_row[pos * p.seq_stride_l];
-    return CC1D_HAS_INITIAL_STATES && p.seqlen > 0 ? seq_row[0] : -1;   // L == 0: no g, ids unused
+#if CC1D_HAS_SEQ_IDX
+// The seq mask of tile position u (0 <= u < tile_len + K).
+CC1D_DEVICE unsigned int bf_mask_at(const bf_shared& s, int u) {
+    return reinterpret_cast<const cc1d_seq_mask*>(s.masks)[u];
 }
-
-// The ids of one x vector (VEC ids as kBfIdVecs 16-byte vectors).
-CC1D_DEVICE void bf_load_ids(const cc1d_bwd_params& p, const int* seq_row, cc1d_i64 pos, cc1d_vec16 (&out)[kBfIdVecs]) {
-    if (p.seq_vector_ok != 0 && pos >= 0 && pos + CC1D_VEC <= p.seqlen) {
-#pragma unroll
-        for (int r = 0; r < kBfIdVecs; ++r) out[r] = reinterpret_cast<const cc1d_vec16*>(seq_row + pos)[r];
-        return;
-    }
-#pragma unroll
-    for (int e = 0; e < CC1D_VEC; ++e) out[e / 4].w[e % 4] = (unsigned int)bf_id_at(p, seq_row, pos + e);
-}
+#endif
 
 // The block's per-thread dw/db sums -> one sum per (channel, k): warp shuffles (a fixed
 // butterfly), then the warps in index order. The same order on every run.
@@ -215,8 +209,20 @@ struct bf_tile {
     const x_t* xrow;
     const x_t* drow;
     x_t* dxrow;
-    const int* seq_row;
+    const cc1d_seq_masks* mask_row;   // seq_idx: the row's masks, one cc1d_seq_masks a vector of x
 };
+
+#if CC1D_HAS_SEQ_IDX
+// The seq masks of the vector at row position pos (a multiple of CC1D_VEC), as the
+// masks kernel wrote them (cc1d_bwd_seq_masks); none past the row end.
+CC1D_DEVICE cc1d_seq_masks bf_load_masks(const bf_tile& t, cc1d_i64 pos) {
+    if (pos < t.L) return t.mask_row[pos / CC1D_VEC];
+    cc1d_seq_masks none;
+#pragma unroll
+    for (int i = 0; i < kSeqMaskWords; ++i) none.w[i] = 0u;
+    return none;
+}
+#endif
 
 // Index in s.g of the g at tile position u (0 <= u < tile_len + K): plane, vector, lane.
 CC1D_DEVICE int bf_g_index(const bf_shared& s, int u) {
@@ -236,7 +242,7 @@ CC1D_DEVICE cc1d_vec16* bf_g_quarter(const bf_shared& s, int j, int r) {
 CC1D_DEVICE float bf_g_at(const bf_shared& s, int u) {
 #if BF_G_IS_DOUT
 #if CC1D_HAS_SEQ_IDX
-    if (s.ids[kBfHaloElems + u] < 0) return 0.0f;   // padding
+    if (!cc1d_seq_real(bf_mask_at(s, u))) return 0.0f;   // padding
 #endif
     return cc1d_to_float(reinterpret_cast<const x_t*>(s.d)[u]);
 #else
@@ -256,7 +262,7 @@ CC1D_DEVICE void bf_dinit(const cc1d_bwd_params& p, const bf_shared& s, const bf
         const int u = j - k;
         if (u < 0 || u >= t.L) continue;
 #if CC1D_HAS_SEQ_IDX
-        if (s.ids[kBfHaloElems + u] != s.ids[kBfHaloElems - 1]) continue;   // id of position -1 = seq_idx[b, 0]
+        if (!cc1d_seq_same(bf_mask_at(s, u), u + 1)) continue;   // position -1: in the first sequence with initial_states
 #endif
         acc = fmaf(w[k], bf_g_at(s, u), acc);
     }
@@ -284,7 +290,7 @@ CC1D_DEVICE void bf_grad_pass(const cc1d_bwd_params& p, const bf_shared& s, cons
         if (pos < t.L) {
             // Positions past the row end need no test: their dout was loaded as 0 and their
             // x window is finite wherever x is, so their g is 0 (zeros dx needs there too).
-            // win[m] = x̃[pos - K + m]; ids[m] its seq id.
+            // win[m] = x̃[pos - K + m].
             const cc1d_vec16 dout = s.d[j];
             float win[CC1D_K + CC1D_VEC];
 #pragma unroll
@@ -297,27 +303,20 @@ CC1D_DEVICE void bf_grad_pass(const cc1d_bwd_params& p, const bf_shared& s, cons
                 }
             }
 #if CC1D_HAS_SEQ_IDX
-            int ids[CC1D_K + CC1D_VEC];
-            const cc1d_vec16* ids4 = reinterpret_cast<const cc1d_vec16*>(s.ids) + j * kBfIdVecs;
-#pragma unroll
-            for (int r = 0; r < (kBfHalo + 1) * kBfIdVecs; ++r) {
-                const cc1d_vec16 v = ids4[r];
-#pragma unroll
-                for (int c = 0; c < 4; ++c) {
-                    const int m = r * 4 + c - (kBfHaloElems - CC1D_K);
-                    if (m >= 0) ids[m] = (int)v.w[c];
-                }
-            }
+            const cc1d_seq_masks own = s.masks[j];
 #endif
 #pragma unroll
             for (int e = 0; e < CC1D_VEC; ++e) {
                 float gv = cc1d_v16_float(dout, e);
+#if CC1D_HAS_SEQ_IDX
+                const unsigned int mask = cc1d_seq_mask_of(own, e);
+#endif
 #if CC1D_SILU
                 float z = bias;
 #pragma unroll
                 for (int k = 0; k <= CC1D_K; ++k) {
 #if CC1D_HAS_SEQ_IDX
-                    if (ids[e + k] == ids[e + CC1D_K]) z = fmaf(w[k], win[e + k], z);
+                    if (cc1d_seq_same(mask, CC1D_K - k)) z = fmaf(w[k], win[e + k], z);
 #else
                     z = fmaf(w[k], win[e + k], z);
 #endif
@@ -325,14 +324,14 @@ CC1D_DEVICE void bf_grad_pass(const cc1d_bwd_params& p, const bf_shared& s, cons
                 gv = cc1d_bwd_held_grad(gv, z);
 #endif
 #if CC1D_HAS_SEQ_IDX
-                if (ids[e + CC1D_K] < 0) gv = 0.0f;   // padding: the output was forced to 0
+                if (!cc1d_seq_real(mask)) gv = 0.0f;   // padding: the output was forced to 0
 #endif
                 g[e] = gv;
                 db += gv;
 #pragma unroll
                 for (int k = 0; k <= CC1D_K; ++k) {
 #if CC1D_HAS_SEQ_IDX
-                    if (ids[e + k] == ids[e + CC1D_K]) dw[k] = fmaf(gv, win[e + k], dw[k]);
+                    if (cc1d_seq_same(mask, CC1D_K - k)) dw[k] = fmaf(gv, win[e + k], dw[k]);
 #else
                     dw[k] = fmaf(gv, win[e + k], dw[k]);
 #endif
@@ -370,14 +369,14 @@ CC1D_DEVICE void bf_grad_after(const cc1d_bwd_params& p, const bf_shared& s, con
         for (int k = 0; k <= CC1D_K; ++k) {
             float wk = w[k];
 #if CC1D_HAS_SEQ_IDX
-            if (s.ids[kBfHaloElems + m - CC1D_K + k] != s.ids[kBfHaloElems + m]) wk = 0.0f;
+            if (!cc1d_seq_same(bf_mask_at(s, m), CC1D_K - k)) wk = 0.0f;
 #endif
             z = fmaf(wk, cc1d_to_float(xs[m - CC1D_K + k]), z);
         }
         gv = cc1d_bwd_held_grad(gv, z);
 #endif
 #if CC1D_HAS_SEQ_IDX
-        if (s.ids[kBfHaloElems + m] < 0) gv = 0.0f;
+        if (!cc1d_seq_real(bf_mask_at(s, m))) gv = 0.0f;
 #endif
         (void)m;
     }
@@ -416,13 +415,13 @@ CC1D_DEVICE void bf_dx_pass(const cc1d_bwd_params& p, const bf_shared& s, const 
         }
 #endif
 #if CC1D_HAS_SEQ_IDX
-        int ids[CC1D_VEC + kBfGPad];   // ids[m] = seq id of pos + m
-        const cc1d_vec16* ids4 = reinterpret_cast<const cc1d_vec16*>(s.ids + kBfHaloElems + j * CC1D_VEC);
+        unsigned int mk[CC1D_VEC + CC1D_K];   // mk[m] = seq mask of pos + m
 #pragma unroll
-        for (int r = 0; r < (CC1D_VEC + kBfGPad) / 4; ++r) {
-            const cc1d_vec16 v = ids4[r];
+        for (int h = 0; h < kBfHalo + 1; ++h) {
+            const cc1d_seq_masks v = s.masks[j + h];
 #pragma unroll
-            for (int c = 0; c < 4; ++c) ids[r * 4 + c] = (int)v.w[c];
+            for (int e = 0; e < CC1D_VEC; ++e)
+                if (h * CC1D_VEC + e < CC1D_VEC + CC1D_K) mk[h * CC1D_VEC + e] = cc1d_seq_mask_of(v, e);
         }
 #endif
         float dx[CC1D_VEC];
@@ -432,13 +431,13 @@ CC1D_DEVICE void bf_dx_pass(const cc1d_bwd_params& p, const bf_shared& s, const 
 #pragma unroll
             for (int k = 0; k <= CC1D_K; ++k) {
 #if CC1D_HAS_SEQ_IDX
-                if (ids[e + CC1D_K - k] == ids[e]) acc = fmaf(w[k], gw[e + CC1D_K - k], acc);
+                if (cc1d_seq_same(mk[e + CC1D_K - k], CC1D_K - k)) acc = fmaf(w[k], gw[e + CC1D_K - k], acc);
 #else
                 acc = fmaf(w[k], gw[e + CC1D_K - k], acc);
 #endif
             }
 #if BF_G_IS_DOUT && CC1D_HAS_SEQ_IDX
-            if (ids[e] < 0) acc = 0.0f;   // padding: every g it sums is 0 (same id), not dout
+            if (!cc1d_seq_real(mk[e])) acc = 0.0f;   // padding: every g it sums is 0 (same id), not dout
 #endif
 #if CC1D_HAS_FINAL_STATES
             // final_states[i] = x̃[L-K+i]: its gradient flows straight back.
@@ -457,7 +456,7 @@ CC1D_DEVICE void bf_dx_pass(const cc1d_bwd_params& p, const bf_shared& s, const 
 
 // The own vectors of x and dout: whole aligned vectors by cp.async, tails and unaligned
 // rows element by element through registers. The previous unit no longer reads these
-// sections (its dx pass reads g, ids and dfinal only), so no barrier comes first.
+// sections (its dx pass reads g, masks and dfinal only), so no barrier comes first.
 CC1D_DEVICE void bf_stage_own_async(const cc1d_bwd_params& p, const bf_shared& s, const bf_tile& t) {
     const int nt = blockDim.x, tid = threadIdx.x;
 #pragma unroll
@@ -475,28 +474,6 @@ CC1D_DEVICE void bf_stage_own_async(const cc1d_bwd_params& p, const bf_shared& s
     }
 }
 
-#if CC1D_HAS_SEQ_IDX
-// The seq ids of the own vectors, the same way (after the barrier that frees s.ids).
-CC1D_DEVICE void bf_stage_ids_async(const cc1d_bwd_params& p, const bf_shared& s, const bf_tile& t) {
-    const int nt = blockDim.x, tid = threadIdx.x;
-    cc1d_vec16* ids = reinterpret_cast<cc1d_vec16*>(s.ids + kBfHaloElems);
-#pragma unroll
-    for (int i = 0; i < kBfIlp; ++i) {
-        const int j = tid + i * nt;
-        const cc1d_i64 pos = t.t0 + (cc1d_i64)j * CC1D_VEC;
-        if (i >= p.ilp) break;
-        if (p.seq_vector_ok != 0 && pos + CC1D_VEC <= t.L) {
-#pragma unroll
-            for (int r = 0; r < kBfIdVecs; ++r) cc1d_copy16_async(ids + j * kBfIdVecs + r, t.seq_row + pos + 4 * r);
-        } else {
-            cc1d_vec16 v[kBfIdVecs];
-            bf_load_ids(p, t.seq_row, pos, v);
-#pragma unroll
-            for (int r = 0; r < kBfIdVecs; ++r) ids[j * kBfIdVecs + r] = v[r];
-        }
-    }
-}
-#endif
 #endif
 
 // The block's weights and bias, taken as fp32 (bf_take_taps) only once its first unit's
@@ -533,7 +510,7 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
     const int tid = threadIdx.x, nt = blockDim.x;
     const bool async = BF_ALWAYS_ASYNC || (BF_CAN_STAGE_ASYNC && p.stage_async != 0);   // the same for the whole grid
 
-    // ---- loads: own vectors of x and dout, halos, seq ids; none is used before all are issued ----
+    // ---- loads: own vectors of x and dout, halos, seq masks; none is used before all are issued ----
     cc1d_vec16 rx[kBfRegIlp], rd[kBfRegIlp];
 #pragma unroll
     for (int i = 0; i < kBfRegIlp; ++i) rx[i] = rd[i] = cc1d_v16_zero();
@@ -562,15 +539,13 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
         if (pos < t.L) halo = cc1d_v16_load(t.drow, p.dout_stride_l, pos, t.L, p.vector_ok != 0 && pos + CC1D_VEC <= t.L);
     }
 #if CC1D_HAS_SEQ_IDX
-    cc1d_vec16 rid[kBfRegIlp][kBfIdVecs];
-    if (!async)
+    // Seq masks of the own vectors and (threads h < kBfHalo) of vector tile_vecs + h after
+    // the tile: 4 to 16 bytes a vector, through registers.
+    cc1d_seq_masks own[kBfIlp], after;
 #pragma unroll
-        for (int i = 0; i < kBfRegIlp; ++i)
-            if (i < p.ilp) bf_load_ids(p, t.seq_row, t.t0 + (cc1d_i64)(tid + i * nt) * CC1D_VEC, rid[i]);
-    // Halo ids: [0, HE) before the tile, [HE, 2 HE) after it.
-    int halo_id = -1;
-    if (tid < 2 * kBfHaloElems)
-        halo_id = bf_id_at(p, t.seq_row, tid < kBfHaloElems ? t.t0 - kBfHaloElems + tid : t.t0 + t.tile_len + tid - kBfHaloElems);
+    for (int i = 0; i < kBfIlp; ++i)
+        if (i < p.ilp) own[i] = bf_load_masks(t, t.t0 + (cc1d_i64)(tid + i * nt) * CC1D_VEC);
+    if (tid < kBfHalo) after = bf_load_masks(t, t.t0 + t.tile_len + (cc1d_i64)tid * CC1D_VEC);
 #endif
 #if CC1D_HAS_FINAL_STATES
     // dfinal_states of the row, for the tile that reaches its last K positions (tile 0 too
@@ -584,11 +559,11 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
 #endif
     if (first && !BF_TAPS_AT_START) bias = bf_take_taps(p, t.d, taps, w);
 #if CC1D_HAS_SEQ_IDX || CC1D_HAS_FINAL_STATES
-    // The previous unit may still read the ids / dfinal (dx pass) while this one stores them.
+    // The previous unit may still read the masks / dfinal (dx pass) while this one stores them.
     __syncthreads();
 #endif
 
-    // ---- shared memory: x̃ and ids of the whole window ----
+    // ---- shared memory: x̃ and seq masks of the whole window ----
     if (!async)
 #pragma unroll
         for (int i = 0; i < kBfRegIlp; ++i)
@@ -600,18 +575,10 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
     else if (CC1D_SILU && tid < 2 * kBfHalo) s.x[kBfHalo + t.tile_vecs + tid - kBfHalo] = halo;
     else if (tid >= 2 * kBfHalo && tid < 3 * kBfHalo) s.d[t.tile_vecs + tid - 2 * kBfHalo] = halo;
 #if CC1D_HAS_SEQ_IDX
-#if BF_CAN_STAGE_ASYNC
-    if (async) bf_stage_ids_async(p, s, t);
-#endif
-    if (!async)
 #pragma unroll
-        for (int i = 0; i < kBfRegIlp; ++i)
-            if (i < p.ilp)
-#pragma unroll
-                for (int r = 0; r < kBfIdVecs; ++r)
-                    reinterpret_cast<cc1d_vec16*>(s.ids + kBfHaloElems)[(tid + i * nt) * kBfIdVecs + r] = rid[i][r];
-    if (tid < kBfHaloElems) s.ids[tid] = halo_id;
-    else if (tid < 2 * kBfHaloElems) s.ids[kBfHaloElems + t.tile_len + tid - kBfHaloElems] = halo_id;
+    for (int i = 0; i < kBfIlp; ++i)
+        if (i < p.ilp) s.masks[tid + i * nt] = own[i];
+    if (tid < kBfHalo) s.masks[t.tile_vecs + tid] = after;
 #endif
 #if CC1D_HAS_FINAL_STATES
     if (reaches_end && tid < CC1D_K) s.fin[tid] = fin;
@@ -643,6 +610,9 @@ extern "C" __global__ void BF_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
     const cc1d_i64 d = block - part * p.dim;
 
     const bf_pending_taps taps = bf_ask_taps(p, d);
+#if CC1D_HAS_SEQ_IDX
+    cc1d_wait_prior_grid();   // the masks kernel (an overlapped launch) before its masks are read
+#endif
     float w[CC1D_WIDTH] = {}, bias = 0.0f;   // fp32 from the first unit on (bf_unit)
     if (BF_TAPS_AT_START) bias = bf_take_taps(p, d, taps, w);
     float dw[CC1D_WIDTH];
@@ -666,7 +636,9 @@ extern "C" __global__ void BF_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
     t.xrow = reinterpret_cast<const x_t*>(p.x) + t.b * p.x_stride_b + d * p.x_stride_d;
     t.drow = reinterpret_cast<const x_t*>(p.dout) + t.b * p.dout_stride_b + d * p.dout_stride_d;
     t.dxrow = reinterpret_cast<x_t*>(p.dx) + t.b * p.dx_stride_b + d * p.dx_stride_d;
-    t.seq_row = CC1D_HAS_SEQ_IDX ? p.seq_idx + t.b * p.seq_stride_b : 0;
+    t.mask_row = CC1D_HAS_SEQ_IDX ? reinterpret_cast<const cc1d_seq_masks*>(
+                                        reinterpret_cast<const cc1d_seq_mask*>(p.seq_masks) + t.b * p.seq_mask_stride)
+                                  : 0;
     for (cc1d_i64 u = first; u < last; ++u) {
         t.t0 = t.tile * t.tile_len;
         bf_unit(p, s, t, u == first, taps, w, bias, dw, db);
@@ -678,7 +650,7 @@ extern "C" __global__ void BF_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
             t.xrow += p.x_stride_b;
             t.drow += p.dout_stride_b;
             t.dxrow += p.dx_stride_b;
-            if (CC1D_HAS_SEQ_IDX) t.seq_row += p.seq_stride_b;
+            if (CC1D_HAS_SEQ_IDX) t.mask_row += p.seq_mask_stride / CC1D_VEC;
         }
     }
     cc1d_bwd_release_sums(dw, db);

@@ -256,6 +256,33 @@ CC1D_DEVICE void cc1d_v16_store(x_t* row, cc1d_i64 stride, cc1d_i64 pos, cc1d_i6
     }
 }
 
+// ---- seq_idx as masks per position ---------------------------------------------------
+// A position's mask says which of the K positions before it are in its sequence: bit m
+// (1 <= m <= K) is set where seq_idx[t - m] == seq_idx[t], bit 0 where seq_idx[t] >= 0
+// (the position is no padding). One byte a position up to K = 7, two up to K = 15. The
+// channel-first backward has a small kernel write them once a call (cc1d_bwd_seq_masks)
+// and its blocks keep them in shared memory instead of ids: a quarter or half the bytes,
+// a vector's masks one 4- to 16-byte access, and a bit test where a compare of two ids was.
+#if CC1D_K <= 7
+typedef unsigned char cc1d_seq_mask;
+#else
+typedef unsigned short cc1d_seq_mask;
+#endif
+constexpr int kSeqMaskWords = CC1D_VEC * (int)sizeof(cc1d_seq_mask) / 4;   // 4-byte words of a vector's masks
+// The masks of the CC1D_VEC positions of one vector, mask e in bytes [e, e+1) * sizeof(cc1d_seq_mask).
+struct __attribute__((aligned(kSeqMaskWords * 4))) cc1d_seq_masks { unsigned int w[kSeqMaskWords]; };
+
+// Mask e of a vector's masks (e a compile-time index in the kernels' unrolled loops).
+CC1D_DEVICE unsigned int cc1d_seq_mask_of(const cc1d_seq_masks& v, int e) {
+    const int byte = e * (int)sizeof(cc1d_seq_mask);
+    return (v.w[byte / 4] >> (byte % 4 * 8)) & ((1u << (8 * sizeof(cc1d_seq_mask))) - 1u);
+}
+
+// Whether the position `back` steps before one with mask m is in its sequence (back 0: itself).
+CC1D_DEVICE bool cc1d_seq_same(unsigned int m, int back) { return back == 0 || ((m >> back) & 1u) != 0u; }
+// Whether a position with mask m is in a sequence (not padding).
+CC1D_DEVICE bool cc1d_seq_real(unsigned int m) { return (m & 1u) != 0u; }
+
 // ==== Backward: where the dweight/dbias sums go =========================================
 // (used by bwd_channel_first.cu and bwd_channel_last.cu; nothing above depends on it)
 // A backward block ends with CC1D_BWD_SUMS fp32 sums per channel it covers: dw[0..W-1]
@@ -376,6 +403,33 @@ CC1D_DEVICE void cc1d_bwd_emit(const cc1d_bwd_params& p, cc1d_i64 part, cc1d_i64
 // launcher picks the slices from it), so every run gives the same bits; with one slice it
 // is plain row order. A single thread walking 64 rows cost 10 us on an H100 (a load
 // latency per few rows); split into runs of at most 8 rows (up to 128 rows), one latency.
+// The seq id of row position pos (any integer): before the row start seq_idx[b, 0] when
+// initial_states feed the first sequence, else -1; past the end -1.
+CC1D_DEVICE int cc1d_bwd_seq_id(const cc1d_bwd_params& p, const int* seq_row, cc1d_i64 pos) {
+    if (pos >= p.seqlen) return -1;
+    if (pos >= 0) return seq_row[pos * p.seq_stride_l];
+    return CC1D_HAS_INITIAL_STATES && p.seqlen > 0 ? seq_row[0] : -1;
+}
+
+// The masks kernel (reduce entry, CC1D_REDUCE_SEQ_MASKS): one mask a thread,
+// seq_masks[b][t] for t < seq_mask_stride, 0 from the row end on. Every channel's blocks
+// then read a row's masks (1-2 bytes a position) instead of its ids and their compares.
+CC1D_DEVICE void cc1d_bwd_seq_masks(const cc1d_bwd_params& p) {
+    const cc1d_i64 i = ((cc1d_i64)blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= p.batch * p.seq_mask_stride) return;
+    const cc1d_i64 b = i / p.seq_mask_stride, t = i - b * p.seq_mask_stride;
+    unsigned int m = 0u;
+    if (t < p.seqlen) {
+        const int* seq_row = p.seq_idx + b * p.seq_stride_b;
+        const int id = seq_row[t * p.seq_stride_l];
+        m = id >= 0 ? 1u : 0u;
+#pragma unroll
+        for (int back = 1; back <= CC1D_K; ++back)
+            if (cc1d_bwd_seq_id(p, seq_row, t - back) == id) m |= 1u << back;
+    }
+    reinterpret_cast<cc1d_seq_mask*>(p.seq_masks)[i] = (cc1d_seq_mask)m;
+}
+
 CC1D_DEVICE void cc1d_bwd_reduce(const cc1d_bwd_params& p) {
     // Dynamic: the launcher gives CC1D_REDUCE_THREADS floats only when reduce_slices > 1,
     // so the one-slice launches (zeroing, a few rows) keep the kernel without shared memory.
@@ -395,6 +449,12 @@ CC1D_DEVICE void cc1d_bwd_reduce(const cc1d_bwd_params& p) {
     // start early.
     cc1d_allow_dependent_launch();
     cc1d_wait_prior_grid();
+#if CC1D_HAS_SEQ_IDX && !CC1D_CHANNEL_LAST
+    if (p.reduce_mode == CC1D_REDUCE_SEQ_MASKS) {
+        cc1d_bwd_seq_masks(p);
+        return;
+    }
+#endif
     if (p.reduce_mode == CC1D_REDUCE_ZERO) {
         if (i >= n) return;
 #if !CC1D_HAS_BIAS

@@ -65,6 +65,7 @@
 // What the backward reduce kernel does (cc1d_bwd_params.reduce_mode).
 #define CC1D_REDUCE_SUM 0         // sum the partial rows in order into dweight/dbias
 #define CC1D_REDUCE_ZERO 1        // zero the atomic target of dw_mode before the main kernel
+#define CC1D_REDUCE_SEQ_MASKS 2   // channel-first: seq_idx -> seq_masks before the main kernel
 #define CC1D_UPDATE_THREADS 128
 #define CC1D_VARLEN_FINISH_THREADS 128   // packed prefill's finishing kernel: most threads (channels) per block
 // How an update kernel walks its channels (cc1d_update_params.path).
@@ -144,12 +145,13 @@ struct cc1d_bwd_params {
     int ilp;                     // channel-first: 16-byte vectors per thread per tile (<= CC1D_BWD_CF_ILP,
                                  // <= CC1D_BWD_CF_REG_ILP unless stage_async)
     int stage_async;             // channel-first 16-bit: 1 stages tiles with cp.async where the device can
-    int seq_vector_ok;           // 1: seq_idx rows are 16-byte aligned with unit stride
     int dw_mode;                 // CC1D_DW_*
     int reduce_mode;             // CC1D_REDUCE_*
     int reduce_slices;           // reduce kernel: runs the rows split into (1, 2, 4, 8 or 16; 1 to zero)
     int reduce_column_shift;     // reduce kernel: log2 of its columns, CC1D_REDUCE_THREADS / reduce_slices
     int small_channel_shift;     // small-call kernel: log2 of the channels a block owns
+    void* seq_masks;             // workspace, channel-first with seq_idx: [batch][seq_mask_stride] masks
+    long long seq_mask_stride;   // masks a row of seq_masks (>= seqlen, a multiple of 16)
 };
 
 struct cc1d_update_params {

@@ -142,7 +142,8 @@ std::vector<double> plus(const std::vector<double>& prior, const std::vector<dou
 
 // caller_workspace: the call brings its own workspace, workspace_bytes exactly what
 // backward_workspace_size asks for, random contents (the zeroing and reduce launches must
-// not rely on them). null_empty: every empty tensor comes with null data, as frameworks
+// not rely on them), starting 4 bytes past an allocation (the seq masks in it need 16-byte
+// alignment, which the call finds for itself). null_empty: every empty tensor comes with null data, as frameworks
 // may pass them. Returns whether the call took the small-call kernel (and so ran twice).
 bool run_backward_case(const BackwardVariant& v, const Run& r, std::uint32_t seed, bool caller_workspace = false,
                        bool null_empty = false) {
@@ -156,9 +157,9 @@ bool run_backward_case(const BackwardVariant& v, const Run& r, std::uint32_t see
     std::unique_ptr<TestTensor> workspace;
     if (caller_workspace) {
         const std::size_t bytes = runtime().backward_workspace_size(args);
-        workspace = std::make_unique<TestTensor>(DType::fp32, std::vector<std::int64_t>{static_cast<std::int64_t>(bytes / 4 + 1)});
+        workspace = std::make_unique<TestTensor>(DType::fp32, std::vector<std::int64_t>{static_cast<std::int64_t>(bytes / 4 + 2)});
         workspace->fill_random(rng);
-        args.workspace = workspace->device_view().mutable_data();
+        args.workspace = static_cast<char*>(workspace->device_view().mutable_data()) + 4;
         args.workspace_bytes = bytes;
     }
     const auto want = reference::backward(t.args(v, r, false));
@@ -229,17 +230,19 @@ TEST_CASE("backward: a caller's workspace of the queried size, random contents b
     std::uint64_t index = 0;
     for (Layout layout : {Layout::channel_first, Layout::channel_last})
         for (bool deterministic : {true, false})
-            for (bool dweight_fp32 : {true, false}) {
-                const bool cl = layout == Layout::channel_last;
-                const int i = static_cast<int>(index);
-                BackwardVariant v{layout, {DType::bf16, DType::bf16}, 4, Activation::silu, true, false, false, false, deterministic};
-                // 9 rows of 1031 steps and 67 or 300 channels: several parts per channel group.
-                const Run r{9, i % 2 == 0 ? 67 : 300, 1031, view_kind(i, cl), view_kind(i + 1, cl), view_kind(i + 2, cl),
-                            view_kind(0, false), dweight_fp32, i % 3 == 1, false};
-                const std::uint32_t seed = case_seed(14, index++);
-                INFO(v.name(), " | ", r.name(), " | seed ", seed);
-                run_backward_case(v, r, seed, true);
-            }
+            for (bool dweight_fp32 : {true, false})
+                for (bool seq_idx : {false, true}) {   // (channel-first: seq masks in the workspace)
+                    const bool cl = layout == Layout::channel_last;
+                    const int i = static_cast<int>(index / 2);
+                    const BackwardVariant v{layout,  {DType::bf16, DType::bf16}, 4, Activation::silu, true,
+                                            seq_idx, false, false, deterministic};
+                    // 9 rows of 1031 steps and 67 or 300 channels: several parts per channel group.
+                    const Run r{9, i % 2 == 0 ? 67 : 300, 1031, view_kind(i, cl), view_kind(i + 1, cl), view_kind(i + 2, cl),
+                                view_kind(0, false), dweight_fp32, i % 3 == 1, false};
+                    const std::uint32_t seed = case_seed(14, index++);
+                    INFO(v.name(), " | ", r.name(), " | seed ", seed);
+                    run_backward_case(v, r, seed, true);
+                }
 }
 
 TEST_CASE("backward: channel-first 16-bit tiles staged both ways (CC1D_MEMORY_GBPS)") {

@@ -198,20 +198,55 @@ TEST_CASE("channel-first backward plan: fp32 walks of at most 4 units where the 
 
 TEST_CASE("channel-first backward plan: the workspace query covers the plan of every multiprocessor count") {
     for (const DType dtype : {DType::fp32, DType::bf16})
-        for (const auto& shape : std::vector<std::array<std::int64_t, 3>>{
-                 {4, 5376, 4096}, {4, 256, 4096}, {16, 3, 4099}, {3, 4800, 2050}, {8, 2048, 1024}, {2, 20000, 777}}) {
-            Variant v = backward_variant(dtype, Layout::channel_first);
-            const BackwardArgs args = channel_first_args(shape[0], shape[1], shape[2], dtype);
-            const std::size_t query = launch::backward_workspace_bytes(v, args);
-            for (int sm_count = 1; sm_count <= 1024; sm_count += sm_count < 16 ? 1 : 7)
-                for (const bool fast_memory : {false, true}) {
-                    CAPTURE(to_string(dtype));
-                    CAPTURE(shape[1]);
-                    CAPTURE(sm_count);
-                    const backward::Plan plan = backward::plan_channel_first(v, args, sm_count, fast_memory);
-                    CHECK(backward::workspace_bytes(v, args, plan) <= query);
-                }
+        for (const bool seq_idx : {false, true})
+            for (const auto& shape : std::vector<std::array<std::int64_t, 3>>{
+                     {4, 5376, 4096}, {4, 256, 4096}, {16, 3, 4099}, {3, 4800, 2050}, {8, 2048, 1024}, {2, 20000, 777}}) {
+                Variant v = backward_variant(dtype, Layout::channel_first);
+                v.seq_idx = seq_idx;
+                const BackwardArgs args = channel_first_args(shape[0], shape[1], shape[2], dtype);
+                const std::size_t query = launch::backward_workspace_bytes(v, args);
+                for (int sm_count = 1; sm_count <= 1024; sm_count += sm_count < 16 ? 1 : 7)
+                    for (const bool fast_memory : {false, true}) {
+                        CAPTURE(to_string(dtype));
+                        CAPTURE(seq_idx);
+                        CAPTURE(shape[1]);
+                        CAPTURE(sm_count);
+                        const backward::Plan plan = backward::plan_channel_first(v, args, sm_count, fast_memory);
+                        CHECK(backward::workspace_bytes(v, args, plan) <= query);
+                    }
+            }
+}
+
+TEST_CASE("channel-first backward plan: seq_idx puts a row of masks a batch in the workspace") {
+    // The masks kernel writes seq_mask_stride masks a row (the length rounded up to 16),
+    // 1 byte each up to width 8, 2 past it, from the first 256-byte boundary after the
+    // partial sums, wherever the workspace starts.
+    for (const int width : {4, 8, 9, 16})
+        for (const std::int64_t seqlen : {1, 16, 129, 4096}) {
+            CAPTURE(width);
+            CAPTURE(seqlen);
+            Variant v = backward_variant(DType::bf16, Layout::channel_first);
+            v.width = width;
+            v.seq_idx = true;
+            const BackwardArgs args = channel_first_args(3, 64, seqlen, DType::bf16);
+            const backward::Plan plan = backward::plan_channel_first(v, args, kH200Multiprocessors, true);
+            CHECK(plan.seq_mask_stride == (seqlen + 15) / 16 * 16);
+            backward::Plan without_masks = plan;
+            without_masks.seq_mask_stride = 0;
+            const std::size_t mask_bytes = width <= 8 ? 1 : 2;
+            CHECK(backward::workspace_bytes(v, args, plan) ==
+                  backward::workspace_bytes(v, args, without_masks) + 255 + 3 * plan.seq_mask_stride * mask_bytes);
         }
+    Variant plain = backward_variant(DType::bf16, Layout::channel_first);
+    CHECK(backward::plan_channel_first(plain, channel_first_args(3, 64, 129, DType::bf16), kH200Multiprocessors, true)
+              .seq_mask_stride == 0);
+    // 16-bit 4x5376x4096 with seq_idx: the masks leave room for the tile without seq_idx
+    // (128 threads of 4 vectors; int32 ids took 64 threads).
+    plain.seq_idx = true;
+    const backward::Plan large =
+        backward::plan_channel_first(plain, channel_first_args(4, 5376, 4096, DType::bf16), kH200Multiprocessors, true);
+    CHECK(large.block.x == 128);
+    CHECK(large.ilp == 4);
 }
 
 TEST_CASE("channel-first backward plan: the measured tile shapes") {

@@ -15,7 +15,6 @@ unsigned shared_bytes(const Variant& v, int threads, int ilp, int vec) {
     const int halo = (k + vec - 1) / vec;
     const int gpad = (k + 3) / 4 * 4;
     const int tile_vecs = threads * ilp;
-    const int tile_len = tile_vecs * vec;
     const bool g_is_dout = v.activation != Activation::silu && v.x_dtype == DType::fp32;   // BF_G_IS_DOUT
     // x̃: history, tile, K after; 16-bit tiles and dout at 128-byte boundaries (kBfXLead, kBfXVecs)
     const bool sixteen_bit = v.x_dtype != DType::fp32;
@@ -23,7 +22,7 @@ unsigned shared_bytes(const Variant& v, int threads, int ilp, int vec) {
     int bytes = (x_lead + tile_vecs + halo + x_round - 1) / x_round * x_round * 16;
     bytes += (tile_vecs + halo) * 16 * (g_is_dout ? 2 : 1);   // dout: tile, K after (and the next unit's)
     if (!g_is_dout) bytes += vec / 4 * (tile_vecs + (gpad + vec - 1) / vec) * 16;   // g: planes of 16-byte quarters
-    if (v.seq_idx) bytes += (2 * halo * vec + tile_len) * 4;   // seq ids
+    if (v.seq_idx) bytes += ((tile_vecs + halo) * vec * (k <= 7 ? 1 : 2) + 15) / 16 * 16;   // seq masks (cc1d_seq_mask)
     if (v.final_states) bytes += gpad * 4;              // dfinal
     bytes += threads / 32 * (v.width + 1) * 4;          // per-warp sums
     return static_cast<unsigned>(bytes);
@@ -92,6 +91,9 @@ Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm
     // At least one tile: with L == 0 tile 0 still turns dfinal_states into dinitial_states.
     plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen, plan.tile_len));
     plan.channel_groups = dim;
+    // seq_idx: a row of masks a batch in the workspace (the masks kernel writes them, the
+    // blocks read them a vector at a time, up to the vector holding position L - 1).
+    if (variant.seq_idx) plan.seq_mask_stride = util::ceil_div(seqlen, std::int64_t(16)) * 16;
 
     // The wanted blocks, split along (batch, tile) only as far as the channels alone fall
     // short: every extra part costs a row of partial sums and, past one part, the reduce

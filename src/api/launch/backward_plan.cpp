@@ -1,5 +1,7 @@
 #include "api/launch/backward_plan.hpp"
 
+#include <cstdint>
+
 #include "api/launch/launch_util.hpp"
 #include "common/fail.hpp"
 
@@ -13,7 +15,30 @@ std::size_t row_bytes(const Variant& variant, const BackwardArgs& args) {
     return static_cast<std::size_t>(args.x.shape[1]) * static_cast<std::size_t>(variant.width + 1) * sizeof(float);
 }
 
+// Bytes of `partials` a plan needs (0 when blocks write dweight/dbias themselves).
+std::size_t partials_bytes(const Variant& variant, const BackwardArgs& args, const Plan& plan) {
+    switch (dw_mode(variant, args, plan)) {
+        case CC1D_DW_PARTIAL_ROWS: return static_cast<std::size_t>(plan.parts) * row_bytes(variant, args);
+        case CC1D_DW_ATOMIC_PARTIAL: return row_bytes(variant, args);
+        default: return 0;
+    }
+}
+
+// Bytes of one seq mask (cc1d_seq_mask): a byte up to K = 7.
+std::size_t seq_mask_bytes(const Variant& variant) { return variant.width - 1 <= 7 ? 1 : 2; }
+
+// The masks start at the first 256-byte boundary after the partials, wherever the
+// workspace starts (a caller's may start anywhere): vector loads of them need 16.
+constexpr std::size_t kSeqMasksAlign = 256;
+
 }  // namespace
+
+std::size_t workspace_bytes(const Variant& variant, const BackwardArgs& args, const Plan& plan) {
+    if (plan.seq_mask_stride == 0) return partials_bytes(variant, args, plan);
+    const std::size_t masks = static_cast<std::size_t>(args.x.shape[0]) *
+                              static_cast<std::size_t>(plan.seq_mask_stride) * seq_mask_bytes(variant);
+    return partials_bytes(variant, args, plan) + kSeqMasksAlign - 1 + masks;
+}
 
 int dw_mode(const Variant& variant, const BackwardArgs& args, const Plan& plan) {
     // One part: each block is the only one for its channels, so it writes dweight/dbias
@@ -21,14 +46,6 @@ int dw_mode(const Variant& variant, const BackwardArgs& args, const Plan& plan) 
     if (plan.parts == 1) return CC1D_DW_DIRECT;
     if (variant.deterministic) return CC1D_DW_PARTIAL_ROWS;
     return args.dweight.dtype == DType::fp32 ? CC1D_DW_ATOMIC_DIRECT : CC1D_DW_ATOMIC_PARTIAL;
-}
-
-std::size_t workspace_bytes(const Variant& variant, const BackwardArgs& args, const Plan& plan) {
-    switch (dw_mode(variant, args, plan)) {
-        case CC1D_DW_PARTIAL_ROWS: return static_cast<std::size_t>(plan.parts) * row_bytes(variant, args);
-        case CC1D_DW_ATOMIC_PARTIAL: return row_bytes(variant, args);
-        default: return 0;
-    }
 }
 
 cc1d_bwd_params make_params(const Variant& variant, const BackwardArgs& args) {
@@ -85,7 +102,6 @@ cc1d_bwd_params make_params(const Variant& variant, const BackwardArgs& args) {
     const int axis = variant.layout == Layout::channel_last ? 1 : 2;
     p.vector_ok = util::rows_vectorizable(args.x, axis) && util::rows_vectorizable(args.dout, axis) &&
                   util::rows_vectorizable(args.dx, axis);
-    p.seq_vector_ok = util::seq_vectorizable(args.seq_idx);
     p.dw_is_fp32 = args.dweight.dtype == DType::fp32;
     p.accumulate = args.accumulate;
     return p;
@@ -117,8 +133,15 @@ void run(Launcher& launcher, const Variant& variant, const BackwardArgs& args, c
     p.dw_mode = mode;
     // `parts` counts the rows in `partials` the reduce kernel sums: one on the atomic path.
     p.parts = mode == CC1D_DW_PARTIAL_ROWS ? plan.parts : 1;
-    if (const std::size_t bytes = workspace_bytes(variant, args, plan))
-        p.partials = static_cast<float*>(launcher.workspace(bytes));
+    if (const std::size_t bytes = workspace_bytes(variant, args, plan)) {
+        char* workspace = static_cast<char*>(launcher.workspace(bytes));
+        if (partials_bytes(variant, args, plan) != 0) p.partials = reinterpret_cast<float*>(workspace);
+        if (plan.seq_mask_stride != 0) {
+            const auto after = reinterpret_cast<std::uintptr_t>(workspace + partials_bytes(variant, args, plan));
+            p.seq_masks = reinterpret_cast<void*>((after + kSeqMasksAlign - 1) / kSeqMasksAlign * kSeqMasksAlign);
+            p.seq_mask_stride = plan.seq_mask_stride;
+        }
+    }
 
     device::Dim3 reduce_block;
     reduce_block.x = CC1D_REDUCE_THREADS;
@@ -142,8 +165,17 @@ void run(Launcher& launcher, const Variant& variant, const BackwardArgs& args, c
         set_reduce_split(p, 1);
         launcher.launch(Kernel::reduce, zero_grid, reduce_block, 0, &p, sizeof(p));
     }
+    // The seq masks every channel's blocks read (channel-first with seq_idx, L > 0).
+    if (plan.seq_mask_stride != 0 && p.batch > 0) {
+        p.reduce_mode = CC1D_REDUCE_SEQ_MASKS;
+        set_reduce_split(p, 1);
+        const std::int64_t masks = p.batch * plan.seq_mask_stride;
+        launcher.launch_overlapped(Kernel::reduce, util::flat_grid(util::ceil_div(masks, std::int64_t(CC1D_REDUCE_THREADS))),
+                                   reduce_block, 0, &p, sizeof(p));
+    }
     // Each kernel after the first may start while the one before it runs (overlapped
-    // launches): the main kernel waits for the zeroing before its sums go out, the reduce
+    // launches): the main kernel waits for the zeroing (or the masks) before its sums (or
+    // its first masks) go out, the reduce
     // kernel for the main kernel before it reads a row, and their launch latency and
     // set-up hide behind the kernel before.
     p.reduce_mode = CC1D_REDUCE_SUM;

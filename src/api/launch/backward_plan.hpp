@@ -22,6 +22,7 @@ struct Plan {
     std::int64_t parts = 1;            // unit groups: partial rows of dweight/dbias sums
     int ilp = 1;                       // channel-first: vectors per thread per tile
     bool stage_async = false;          // channel-first 16-bit: tiles staged by cp.async (where it can)
+    std::int64_t seq_mask_stride = 0;  // channel-first with seq_idx: masks a row in the workspace (else 0)
 };
 
 // The plans. `sm_count` sets how many blocks make the GPU busy; channel-last: a larger
@@ -35,7 +36,8 @@ Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_
 // Where the blocks put their dweight/dbias sums (CC1D_DW_*).
 int dw_mode(const Variant& variant, const BackwardArgs& args, const Plan& plan);
 
-// Bytes of `partials` a plan needs (0 when blocks write dweight/dbias themselves).
+// Workspace bytes a plan needs: `partials` (none when blocks write dweight/dbias
+// themselves), then the seq masks of plan.seq_mask_stride (from a 256-byte boundary).
 std::size_t workspace_bytes(const Variant& variant, const BackwardArgs& args, const Plan& plan);
 
 // Pointers, shapes, strides and flags; the split and the modes are run()'s.
@@ -51,7 +53,7 @@ int reduce_slices(std::int64_t parts);
 // the kernel shifts and masks instead of dividing.
 void set_reduce_split(cc1d_bwd_params& p, int slices);
 
-// Zero (atomic target), main kernel, reduce: whichever the plan and variant need.
+// Zero (atomic target), seq masks, main kernel, reduce: whichever the plan and variant need.
 void run(Launcher& launcher, const Variant& variant, const BackwardArgs& args, const Plan& plan, cc1d_bwd_params p);
 
 }  // namespace cc1d::launch::backward
