@@ -103,8 +103,10 @@ struct BackwardArgs {
     Tensor dfinal_states;                    // gradient flowing into final_states, optional
     bool accumulate = false;       // add into dweight/dbias instead of overwriting
     bool deterministic = true;     // fixed-order reduction of dweight/dbias
-    // Optional caller-owned device workspace of backward_workspace_size() bytes. When
-    // absent the Runtime keeps one per (device, stream) and reuses it.
+    // Optional caller-owned device workspace of backward_workspace_size() bytes, 4-byte
+    // aligned (it holds fp32 partial sums of dweight/dbias and, channel-first with
+    // seq_idx, a 1- or 2-byte mask per (batch, position)). When absent the Runtime keeps
+    // one per (device, stream) and reuses it.
     void* workspace = nullptr;
     std::size_t workspace_bytes = 0;
 };

@@ -256,6 +256,9 @@ Variant backward(const BackwardArgs& args) {
                       {&args.seq_idx, "seq_idx"}, {&args.initial_states, "initial_states"}, {&args.dfinal_states, "dfinal_states"}});
     if (args.workspace == nullptr && args.workspace_bytes != 0)
         fail(ErrorCode::invalid_argument, "workspace: null, but workspace_bytes is {}", args.workspace_bytes);
+    // The partial sums in it are fp32 (the seq masks find their own 256-byte boundary).
+    if (reinterpret_cast<std::uintptr_t>(args.workspace) % alignof(float) != 0)
+        fail(ErrorCode::invalid_argument, "workspace: expected a 4-byte aligned address, got {}", args.workspace);
     return v.normalized();
 }
 

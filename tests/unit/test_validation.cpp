@@ -110,6 +110,10 @@ TEST_CASE("backward: gradients are checked like outputs") {
     a.dx = Tensor(fake(3), DType::fp16, {2, 8, 40});
     a.dinitial_states = Tensor(fake(6), DType::fp16, {2, 8, 2});
     CHECK(contains(error_of([&] { runtime().backward(a); }), "dinitial_states: given, but initial_states is absent"));
+    a.dinitial_states = Tensor();
+    a.workspace = reinterpret_cast<void*>(std::uintptr_t(0x80000002));   // fp32 partial sums need 4
+    a.workspace_bytes = 1024;
+    CHECK(contains(error_of([&] { runtime().backward(a); }), "workspace: expected a 4-byte aligned address"));
 }
 
 TEST_CASE("update: state shape and indices") {
