@@ -395,14 +395,6 @@ CC1D_DEVICE void cc1d_bwd_emit(const cc1d_bwd_params& p, cc1d_i64 part, cc1d_i64
 #endif
 }
 
-// The reduce kernel, for CC1D_REDUCE_THREADS / reduce_slices consecutive (d, k) of the
-// [dim][CC1D_BWD_SUMS] sums per block. Zeroing (one slice): a thread clears one. Summing:
-// the rows 0 .. parts-1 split into reduce_slices runs of consecutive rows; a thread sums
-// its column's run in row order with CC1D_REDUCE_BATCH loads in flight, then the first
-// slice adds the runs' sums in run order. The order depends only on `parts` (the
-// launcher picks the slices from it), so every run gives the same bits; with one slice it
-// is plain row order. A single thread walking 64 rows cost 10 us on an H100 (a load
-// latency per few rows); split into runs of at most 8 rows (up to 128 rows), one latency.
 // The seq id of row position pos (any integer): before the row start seq_idx[b, 0] when
 // initial_states feed the first sequence, else -1; past the end -1.
 CC1D_DEVICE int cc1d_bwd_seq_id(const cc1d_bwd_params& p, const int* seq_row, cc1d_i64 pos) {
@@ -430,6 +422,14 @@ CC1D_DEVICE void cc1d_bwd_seq_masks(const cc1d_bwd_params& p) {
     reinterpret_cast<cc1d_seq_mask*>(p.seq_masks)[i] = (cc1d_seq_mask)m;
 }
 
+// The reduce kernel, for CC1D_REDUCE_THREADS / reduce_slices consecutive (d, k) of the
+// [dim][CC1D_BWD_SUMS] sums per block. Zeroing (one slice): a thread clears one. Summing:
+// the rows 0 .. parts-1 split into reduce_slices runs of consecutive rows; a thread sums
+// its column's run in row order with CC1D_REDUCE_BATCH loads in flight, then the first
+// slice adds the runs' sums in run order. The order depends only on `parts` (the
+// launcher picks the slices from it), so every run gives the same bits; with one slice it
+// is plain row order. A single thread walking 64 rows cost 10 us on an H100 (a load
+// latency per few rows); split into runs of at most 8 rows (up to 128 rows), one latency.
 CC1D_DEVICE void cc1d_bwd_reduce(const cc1d_bwd_params& p) {
     // Dynamic: the launcher gives CC1D_REDUCE_THREADS floats only when reduce_slices > 1,
     // so the one-slice launches (zeroing, a few rows) keep the kernel without shared memory.

@@ -174,10 +174,10 @@ void run(Launcher& launcher, const Variant& variant, const BackwardArgs& args, c
                                    reduce_block, 0, &p, sizeof(p));
     }
     // Each kernel after the first may start while the one before it runs (overlapped
-    // launches): the main kernel waits for the zeroing (or the masks) before its sums (or
-    // its first masks) go out, the reduce
-    // kernel for the main kernel before it reads a row, and their launch latency and
-    // set-up hide behind the kernel before.
+    // launches): the masks kernel waits for the zeroing, the main kernel for the kernel
+    // before it (before its sums go out, or with seq_idx before its first masks), the
+    // reduce kernel for the main kernel before it reads a row, and their launch latency
+    // and set-up hide behind the kernel before.
     p.reduce_mode = CC1D_REDUCE_SUM;
     launcher.launch_overlapped(Kernel::main, util::flat_grid(plan.channel_groups * plan.parts), plan.block,
                                plan.shared_bytes, &p, sizeof(p));
