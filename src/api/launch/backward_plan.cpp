@@ -28,7 +28,7 @@ std::size_t partials_bytes(const Variant& variant, const BackwardArgs& args, con
 std::size_t seq_mask_bytes(const Variant& variant) { return variant.width - 1 <= 7 ? 1 : 2; }
 
 // The masks start at the first 256-byte boundary after the partials, wherever the
-// workspace starts (a caller's may start anywhere): vector loads of them need 16.
+// workspace starts (a caller's need only be 4-byte aligned): vector loads of them need 16.
 constexpr std::size_t kSeqMasksAlign = 256;
 
 }  // namespace
