@@ -143,8 +143,8 @@ std::vector<double> plus(const std::vector<double>& prior, const std::vector<dou
 // caller_workspace: the call brings its own workspace, workspace_bytes exactly what
 // backward_workspace_size asks for, random contents (the zeroing and reduce launches must
 // not rely on them), starting 4 bytes past an allocation (the seq masks in it need 16-byte
-// alignment, which the call finds for itself). null_empty: every empty tensor comes with null data, as frameworks
-// may pass them. Returns whether the call took the small-call kernel (and so ran twice).
+// alignment, which the call finds for itself). null_empty: every empty tensor comes with
+// null data, as frameworks may pass them. Returns whether the call took the small-call kernel (and so ran twice).
 bool run_backward_case(const BackwardVariant& v, const Run& r, std::uint32_t seed, bool caller_workspace = false,
                        bool null_empty = false) {
     std::mt19937 rng(seed);
@@ -234,7 +234,7 @@ TEST_CASE("backward: a caller's workspace of the queried size, random contents b
                 for (bool seq_idx : {false, true}) {   // (channel-first: seq masks in the workspace)
                     const bool cl = layout == Layout::channel_last;
                     const int i = static_cast<int>(index / 2);
-                    const BackwardVariant v{layout,  {DType::bf16, DType::bf16}, 4, Activation::silu, true,
+                    const BackwardVariant v{layout, {DType::bf16, DType::bf16}, 4, Activation::silu, true,
                                             seq_idx, false, false, deterministic};
                     // 9 rows of 1031 steps and 67 or 300 channels: several parts per channel group.
                     const Run r{9, i % 2 == 0 ? 67 : 300, 1031, view_kind(i, cl), view_kind(i + 1, cl), view_kind(i + 2, cl),

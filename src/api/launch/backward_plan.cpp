@@ -135,9 +135,10 @@ void run(Launcher& launcher, const Variant& variant, const BackwardArgs& args, c
     p.parts = mode == CC1D_DW_PARTIAL_ROWS ? plan.parts : 1;
     if (const std::size_t bytes = workspace_bytes(variant, args, plan)) {
         char* workspace = static_cast<char*>(launcher.workspace(bytes));
-        if (partials_bytes(variant, args, plan) != 0) p.partials = reinterpret_cast<float*>(workspace);
+        const std::size_t partials = partials_bytes(variant, args, plan);
+        if (partials != 0) p.partials = reinterpret_cast<float*>(workspace);
         if (plan.seq_mask_stride != 0) {
-            const auto after = reinterpret_cast<std::uintptr_t>(workspace + partials_bytes(variant, args, plan));
+            const auto after = reinterpret_cast<std::uintptr_t>(workspace + partials);
             p.seq_masks = reinterpret_cast<void*>((after + kSeqMasksAlign - 1) / kSeqMasksAlign * kSeqMasksAlign);
             p.seq_mask_stride = plan.seq_mask_stride;
         }
