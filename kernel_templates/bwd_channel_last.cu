@@ -192,12 +192,10 @@ CC1D_DEVICE bl_raw bl_load_x(const cc1d_bwd_params& p, const bl_row& row, const 
     return r;
 }
 
-// Seq id of position q (< L); before the row start seq_idx[b, 0] when initial_states feed
-// the first sequence, else -1.
+// Seq id of position q (< L), as cc1d_bwd_seq_id.
 CC1D_DEVICE int bl_id_at(const cc1d_bwd_params& p, const bl_row& row, cc1d_i64 q) {
 #if CC1D_HAS_SEQ_IDX
-    if (q >= 0) return row.seq[q * p.seq_stride_l];
-    return CC1D_HAS_INITIAL_STATES && row.L > 0 ? row.seq[0] : -1;   // L == 0: no g, ids unused
+    return cc1d_bwd_seq_id(p, row.seq, q);
 #else
     (void)p; (void)row; (void)q;
     return 0;

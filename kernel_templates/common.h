@@ -395,10 +395,9 @@ CC1D_DEVICE void cc1d_bwd_emit(const cc1d_bwd_params& p, cc1d_i64 part, cc1d_i64
 #endif
 }
 
-// The seq id of row position pos (any integer): before the row start seq_idx[b, 0] when
-// initial_states feed the first sequence, else -1; past the end -1.
+// The seq id of row position pos (< seqlen): before the row start seq_idx[b, 0] when
+// initial_states feed the first sequence, else -1.
 CC1D_DEVICE int cc1d_bwd_seq_id(const cc1d_bwd_params& p, const int* seq_row, cc1d_i64 pos) {
-    if (pos >= p.seqlen) return -1;
     if (pos >= 0) return seq_row[pos * p.seq_stride_l];
     return CC1D_HAS_INITIAL_STATES && p.seqlen > 0 ? seq_row[0] : -1;
 }
