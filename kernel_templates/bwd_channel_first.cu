@@ -92,8 +92,10 @@ constexpr int kBfRegIlp = BF_CAN_STAGE_ASYNC ? CC1D_BWD_CF_REG_ILP : kBfIlp;
 
 // ptxas chooses each kernel's register budget. Its default keeps the common variants at
 // 40-64 registers (good occupancy) but squeezes a few into small spills: seq_idx with
-// states (at most 128 registers, 4 blocks per SM, is plenty there) and long windows
-// ("at least one block per SM" lets them use what they need).
+// states (6 blocks per SM, at most 80 registers, fit them without spills since the ids
+// left for seq masks; at 4 blocks and up to 128 registers 4x5376x4096 ran 10-25% slower
+// on an H200, docs/perf.md entry 100) and long windows ("at least one block per SM" lets
+// them use what they need).
 // (HIP reads a second argument as a minimum of waves per SIMD, a register cap that would
 // spill there: AMD gets the plain bound.)
 #define BF_SEQ_AND_STATES (CC1D_HAS_SEQ_IDX && (CC1D_HAS_INITIAL_STATES || CC1D_HAS_FINAL_STATES))
@@ -102,7 +104,7 @@ constexpr int kBfRegIlp = BF_CAN_STAGE_ASYNC ? CC1D_BWD_CF_REG_ILP : kBfIlp;
 #elif CC1D_WIDTH > 8 || (CC1D_WIDTH > 4 && BF_SEQ_AND_STATES)
 #define BF_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CF_THREADS, 1)
 #elif BF_SEQ_AND_STATES
-#define BF_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CF_THREADS, 4)
+#define BF_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CF_THREADS, 6)
 #else
 #define BF_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CF_THREADS)
 #endif
