@@ -93,13 +93,14 @@ constexpr int kBlSharedBytes = kBlStageBytes > kBlSumsBytes ? kBlStageBytes : kB
 
 // A block's shared memory (up to 40 KiB) already caps an SM at 4-5 blocks, and ptxas left
 // alone spends far more registers than the walk needs (it hoists shared loads): asking
-// for 4 blocks (<= 128 registers) costs no occupancy and keeps widths <= 4 spill-free,
-// except 16-bit seq_idx at widths 3-4, whose 4-channel windows plus the ids get 3 blocks
-// (<= 168; at 4 blocks they spill 56 bytes and 4x5376x4096 bf16 SiLU ran 6% slower on an
-// H100, and 18% slower on an H200 with the spills out of the interior loop, docs/perf.md
-// entry 98); wider windows get 3 blocks up to width 8, then what they need. (HIP reads the
-// second argument as a minimum of waves per SIMD, a register cap that would spill there;
-// its LDS budget above bounds occupancy instead.)
+// for 4 blocks (<= 128 registers) costs no occupancy and keeps widths <= 4 spill-free.
+// 16-bit x asks for 3 (<= 168): its 4-channel windows are twice fp32's 2-channel ones
+// (with seq_idx at widths 3-4 at 4 blocks they spilled 56 bytes and 4x5376x4096 bf16 SiLU
+// ran 6% slower on an H100, 18% on an H200, docs/perf.md entry 98; without seq_idx the
+// SiLU walk fit 128 without spills but ran 3.4% slower there, entry 100); wider windows
+// get 3 blocks up to width 8, then what they need. (HIP reads the second argument as a
+// minimum of waves per SIMD, a register cap that would spill there; its LDS budget above
+// bounds occupancy instead.)
 #if defined(CC1D_BACKEND_HIP)
 #define BL_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CL_THREADS)
 #elif CC1D_WIDTH > 8
@@ -107,7 +108,7 @@ constexpr int kBlSharedBytes = kBlStageBytes > kBlSumsBytes ? kBlStageBytes : kB
 #elif CC1D_WIDTH > 4
 #define BL_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CL_THREADS, 3)
 #else
-#define BL_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CL_THREADS, CC1D_BWD_CL_BLOCKS_PER_SM(sizeof(x_t), CC1D_HAS_SEQ_IDX, CC1D_WIDTH))
+#define BL_LAUNCH_BOUNDS __launch_bounds__(CC1D_BWD_CL_THREADS, CC1D_BWD_CL_BLOCKS_PER_SM(sizeof(x_t)))
 #endif
 
 CC1D_DEVICE bl_raw bl_raw_zero() {

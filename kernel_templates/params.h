@@ -43,9 +43,11 @@
 #define CC1D_BWD_CL_BATCH_BYTES 64  // bytes of x (and of dout) a thread loads per batch of steps ...
 #define CC1D_BWD_CL_ASYNC_BATCH_BYTES 256  // ... or stages with cp.async (NVIDIA sm_80+)
 // Blocks a multiprocessor holds of a channel-last backward kernel up to width 4 (launch
-// bounds; the host plan fills waves of this many): 3 for 16-bit seq_idx at widths 3-4,
-// whose 4-channel windows plus the ids need up to 168 registers, else 4 (<= 128).
-#define CC1D_BWD_CL_BLOCKS_PER_SM(elem_bytes, seq_idx, width) ((elem_bytes) == 2 && (seq_idx) && (width) > 2 ? 3 : 4)
+// bounds; the host plan fills waves of this many): 3 for 16-bit x (<= 168 registers:
+// 4-channel windows, with silu two of them, with seq_idx the ids too), 4 for fp32
+// (<= 128). At 4 blocks the 16-bit SiLU walk was squeezed into 128 registers and
+// 4x5376x4096 ran 3.4% slower on an H200 (docs/perf.md entry 100).
+#define CC1D_BWD_CL_BLOCKS_PER_SM(elem_bytes) ((elem_bytes) == 2 ? 3 : 4)
 // Forward calls of a few thousand outputs run fwd_small.cu, one output a thread, in blocks
 // of this many threads.
 #define CC1D_FWD_SMALL_THREADS 128

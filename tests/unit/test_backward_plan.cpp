@@ -44,7 +44,10 @@ BackwardArgs channel_first_args(std::int64_t batch, std::int64_t dim, std::int64
 std::int64_t blocks_of(const backward::Plan& plan) { return plan.channel_groups * plan.parts; }
 
 constexpr int kH200Multiprocessors = 132;
-constexpr std::int64_t kWave = kH200Multiprocessors * 4;
+// The blocks a wave of the channel-last backward holds (up to width 4).
+std::int64_t wave_of(DType dtype) {
+    return kH200Multiprocessors * CC1D_BWD_CL_BLOCKS_PER_SM(static_cast<int>(dtype_size(dtype)));
+}
 
 }  // namespace
 
@@ -63,54 +66,54 @@ TEST_CASE("channel-last backward plan: one wave, nearly full, every step covered
         const backward::Plan plan = backward::plan_channel_last(backward_variant(s.dtype),
                                                                 shape_only_args(s.batch, s.dim, s.seqlen, s.dtype),
                                                                 kH200Multiprocessors);
-        CHECK(blocks_of(plan) <= std::max(kWave, plan.channel_groups));
+        CHECK(blocks_of(plan) <= std::max(wave_of(s.dtype), plan.channel_groups));
         CHECK(plan.tiles * plan.tile_len >= s.seqlen);           // every step in some chunk
         CHECK((plan.tiles - 1) * plan.tile_len < s.seqlen);      // and no empty chunk
         CHECK(plan.parts * plan.units_per_part >= s.batch * plan.tiles);
     }
-    // 4x5376x4096 in 16-bit (4 channels a thread, 42 channel groups): powers of two gave
-    // 336 of 528 blocks; whole-granule chunks fill 504.
+    // 4x5376x4096 in 16-bit (4 channels a thread, 42 channel groups, 3 blocks a
+    // multiprocessor): powers of two gave 336 of 396 blocks; whole-granule chunks fill 378.
     const backward::Plan wide = backward::plan_channel_last(
         backward_variant(DType::bf16), shape_only_args(4, 5376, 4096, DType::bf16), kH200Multiprocessors);
-    CHECK(blocks_of(wide) == 504);
-    CHECK(wide.tile_len == 344);
-    // 8x2048x1024 in 16-bit: 64-step chunks would fill the wave (512 blocks); 128-step
-    // chunks keep 256 blocks, at least 1.5 a multiprocessor, and walk twice as far.
+    CHECK(blocks_of(wide) == 378);
+    CHECK(wide.tile_len == 456);
+    // fp32 (2 channels a thread, 84 groups, 4 blocks): 504 of 528.
+    const backward::Plan wide32 = backward::plan_channel_last(
+        backward_variant(DType::fp32), shape_only_args(4, 5376, 4096, DType::fp32), kH200Multiprocessors);
+    CHECK(blocks_of(wide32) == 504);
+    // 8x2048x1024 in 16-bit: 64-step chunks (512 blocks) overfill the wave; 128-step
+    // chunks keep 256 blocks, at least 1.5 a multiprocessor.
     const backward::Plan mid = backward::plan_channel_last(
         backward_variant(DType::bf16), shape_only_args(8, 2048, 1024, DType::bf16), kH200Multiprocessors);
     CHECK(mid.tile_len == 128);
     CHECK(blocks_of(mid) == 256);
-    // 4x4096x512 in 16-bit: 128-step chunks would leave 128 blocks; the wave-fitting 32 stay.
+    // 4x4096x512 in 16-bit: 128-step chunks would leave 128 blocks; the wave-fitting 48
+    // stay (352 blocks: 64-step chunks would leave 256).
     const backward::Plan short_rows = backward::plan_channel_last(
         backward_variant(DType::fp16), shape_only_args(4, 4096, 512, DType::fp16), kH200Multiprocessors);
-    CHECK(short_rows.tile_len == 32);
+    CHECK(short_rows.tile_len == 48);
+    CHECK(blocks_of(short_rows) == 352);
 }
 
-TEST_CASE("channel-last backward plan: 16-bit seq_idx at widths 3-4, 4 channels a thread in waves of 3 blocks") {
-    // Their kernels take up to 168 registers (CC1D_BWD_CL_BLOCKS_PER_SM): a grid planned for
-    // 4 blocks a multiprocessor would run as 1.33 waves.
-    for (const int width : {3, 4}) {
-        Variant v = backward_variant(DType::bf16);
-        v.width = width;
-        v.seq_idx = true;
-        CAPTURE(width);
-        const backward::Plan plan =
-            backward::plan_channel_last(v, shape_only_args(4, 5376, 4096, DType::bf16), kH200Multiprocessors);
-        CHECK(plan.channel_groups == 42);   // 5376 / (32 threads x 4 channels)
-        CHECK(blocks_of(plan) <= 3 * kH200Multiprocessors);
-        CHECK(blocks_of(plan) * 4 >= 3 * 3 * kH200Multiprocessors);   // at least 3/4 of that wave
-    }
-    // Width 2 (4 channels without the halving) and fp32 keep 4 blocks a multiprocessor.
-    Variant narrow = backward_variant(DType::bf16);
-    narrow.width = 2;
-    narrow.seq_idx = true;
-    Variant fp32 = backward_variant(DType::fp32);
-    fp32.seq_idx = true;
-    for (const Variant& v : {narrow, fp32}) {
-        const backward::Plan plan =
-            backward::plan_channel_last(v, shape_only_args(4, 5376, 4096, v.x_dtype), kH200Multiprocessors);
-        CHECK(blocks_of(plan) > 3 * kH200Multiprocessors);
-        CHECK(blocks_of(plan) <= kWave);
+TEST_CASE("channel-last backward plan: 16-bit x in waves of 3 blocks, fp32 in waves of 4") {
+    // 16-bit kernels ask for 3 blocks a multiprocessor (up to 168 registers,
+    // CC1D_BWD_CL_BLOCKS_PER_SM): a grid planned for 4 would run as 1.33 waves.
+    for (const int width : {1, 2, 3, 4}) {
+        for (const bool seq_idx : {false, true}) {
+            for (const DType dtype : {DType::bf16, DType::fp32}) {
+                Variant v = backward_variant(dtype);
+                v.width = width;
+                v.seq_idx = seq_idx;
+                CAPTURE(width);
+                CAPTURE(seq_idx);
+                CAPTURE(to_string(dtype));
+                const backward::Plan plan =
+                    backward::plan_channel_last(v, shape_only_args(4, 5376, 4096, dtype), kH200Multiprocessors);
+                const std::int64_t wave = (dtype == DType::fp32 ? 4 : 3) * kH200Multiprocessors;
+                CHECK(blocks_of(plan) <= wave);
+                CHECK(blocks_of(plan) * 4 >= 3 * wave);   // at least 3/4 of that wave
+            }
+        }
     }
 }
 

@@ -23,7 +23,7 @@ int channels_per_thread(const Variant& v) {
 // batches) allows 5. Wider variants ask for fewer (3 up to width 8, 1 beyond) but plan
 // with 4, as they always have: no other plan was measured for them.
 std::int64_t blocks_per_sm(const Variant& v) {
-    return v.width <= 4 ? CC1D_BWD_CL_BLOCKS_PER_SM(static_cast<int>(dtype_size(v.x_dtype)), v.seq_idx, v.width) : 4;
+    return v.width <= 4 ? CC1D_BWD_CL_BLOCKS_PER_SM(static_cast<int>(dtype_size(v.x_dtype))) : 4;
 }
 // The shortest time chunk a small call is split into (see plan_channel_last).
 constexpr std::int64_t kShortestChunk = 4;
