@@ -92,10 +92,10 @@ constexpr int kBfRegIlp = BF_CAN_STAGE_ASYNC ? CC1D_BWD_CF_REG_ILP : kBfIlp;
 
 // ptxas chooses each kernel's register budget. Its default keeps the common variants at
 // 40-64 registers (good occupancy) but squeezes a few into small spills: seq_idx with
-// states (6 blocks per SM, at most 80 registers, fit them without spills since the ids
-// left for seq masks; at 4 blocks and up to 128 registers 4x5376x4096 ran 10-25% slower
-// on an H200, docs/perf.md entry 100) and long windows ("at least one block per SM" lets
-// them use what they need).
+// states (asked for 6 blocks per SM: 80 registers fit them without spills now that the
+// ids have left for the seq masks; at 4 blocks, up to 128 registers, 4x5376x4096 ran
+// 10-25% slower on an H200, docs/perf.md entry 100) and long windows ("at least one
+// block per SM" lets them use what they need).
 // (HIP reads a second argument as a minimum of waves per SIMD, a register cap that would
 // spill there: AMD gets the plain bound.)
 #define BF_SEQ_AND_STATES (CC1D_HAS_SEQ_IDX && (CC1D_HAS_INITIAL_STATES || CC1D_HAS_FINAL_STATES))
