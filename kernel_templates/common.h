@@ -263,7 +263,7 @@ CC1D_DEVICE void cc1d_v16_store(x_t* row, cc1d_i64 stride, cc1d_i64 pos, cc1d_i6
 // channel-first backward has a small kernel write them once a call (cc1d_bwd_seq_masks)
 // and its blocks keep them in shared memory instead of ids: a quarter or half the bytes,
 // a vector's masks one 4- to 16-byte access, and a bit test where a compare of two ids was.
-#if CC1D_K <= 7
+#if CC1D_SEQ_MASK_BYTES(CC1D_WIDTH) == 1
 typedef unsigned char cc1d_seq_mask;
 #else
 typedef unsigned short cc1d_seq_mask;

@@ -22,7 +22,7 @@ unsigned shared_bytes(const Variant& v, int threads, int ilp, int vec) {
     int bytes = (x_lead + tile_vecs + halo + x_round - 1) / x_round * x_round * 16;
     bytes += (tile_vecs + halo) * 16 * (g_is_dout ? 2 : 1);   // dout: tile, K after (and the next unit's)
     if (!g_is_dout) bytes += vec / 4 * (tile_vecs + (gpad + vec - 1) / vec) * 16;   // g: planes of 16-byte quarters
-    if (v.seq_idx) bytes += ((tile_vecs + halo) * vec * (k <= 7 ? 1 : 2) + 15) / 16 * 16;   // seq masks (cc1d_seq_mask)
+    if (v.seq_idx) bytes += ((tile_vecs + halo) * vec * CC1D_SEQ_MASK_BYTES(v.width) + 15) / 16 * 16;   // seq masks
     if (v.final_states) bytes += gpad * 4;              // dfinal
     bytes += threads / 32 * (v.width + 1) * 4;          // per-warp sums
     return static_cast<unsigned>(bytes);

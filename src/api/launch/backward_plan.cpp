@@ -24,9 +24,6 @@ std::size_t partials_bytes(const Variant& variant, const BackwardArgs& args, con
     }
 }
 
-// Bytes of one seq mask (cc1d_seq_mask): a byte up to K = 7.
-std::size_t seq_mask_bytes(const Variant& variant) { return variant.width - 1 <= 7 ? 1 : 2; }
-
 // The masks start at the first 256-byte boundary after the partials, wherever the
 // workspace starts (a caller's need only be 4-byte aligned): vector loads of them need 16.
 constexpr std::size_t kSeqMasksAlign = 256;
@@ -36,7 +33,7 @@ constexpr std::size_t kSeqMasksAlign = 256;
 std::size_t workspace_bytes(const Variant& variant, const BackwardArgs& args, const Plan& plan) {
     if (plan.seq_mask_stride == 0) return partials_bytes(variant, args, plan);
     const std::size_t masks = static_cast<std::size_t>(args.x.shape[0]) *
-                              static_cast<std::size_t>(plan.seq_mask_stride) * seq_mask_bytes(variant);
+                              static_cast<std::size_t>(plan.seq_mask_stride) * CC1D_SEQ_MASK_BYTES(variant.width);
     return partials_bytes(variant, args, plan) + kSeqMasksAlign - 1 + masks;
 }
 
