@@ -338,6 +338,26 @@ TEST_CASE("backward: channel-last calls of mid size walked in 128-step chunks") 
         }
 }
 
+TEST_CASE("backward: channel-last fp32 calls of long walks, walked in short ones over several waves") {
+    // 2 x 2051 x 20011 fp32: one wave of walks would be 240-480 steps long on GPUs of 108
+    // to 160 multiprocessors, so the plan walks 128 steps at width 4 and 64 at width 2 in
+    // 4-6 waves (backward_channel_last.cpp); the odd channels and length leave a partial
+    // channel group and a partial last chunk. Width 4: SiLU, both states, contiguous
+    // (vector path), deterministic; width 2: a strided x (element path), atomic, into a
+    // caller's workspace of the queried size (which must cover the extra partial rows).
+    std::uint64_t index = 0;
+    for (const int width : {4, 2}) {
+        const bool first = index == 0;
+        BackwardVariant v{Layout::channel_last, {DType::fp32, DType::fp32}, width,
+                          first ? Activation::silu : Activation::none, true, false, first, first, first};
+        const Run r{2, 2051, 20011, view_kind(first ? 0 : 1, true), view_kind(0, true), view_kind(0, true),
+                    view_kind(0, false), first, false, v.initial_states};
+        const std::uint32_t seed = case_seed(24, index++);
+        INFO(v.name(), " | ", r.name(), " | seed ", seed);
+        run_backward_case(v, r, seed, !first);
+    }
+}
+
 TEST_CASE("backward: channel-last 16-bit seq_idx with long sequences, batches inside one and across several") {
     // 2 x 523 x 2053: sequences up to half a row long (random_seq_idx) between short ones
     // and padding; widths 3-4 hold 4 channels a thread (3 blocks per multiprocessor), 5-8

@@ -1,7 +1,8 @@
 // How the backward splits a call over blocks. Channel-last: one wave at most (a thread
 // walks its chunk for the whole call, so a second wave would double the time), as full
-// as whole chunks allow, and never fewer parts for more multiprocessors (the workspace
-// query sizes for a generous count). Channel-first: tiles within the shared memory a
+// as whole chunks allow, but for fp32 calls whose wave of walks would be long (several
+// waves of short walks then), and a workspace query that covers the plan of any
+// multiprocessor count. Channel-first: tiles within the shared memory a
 // block gets without opting in, the tile shapes and splits the measurements chose, and a
 // workspace query that covers the plan of any multiprocessor count.
 #include <algorithm>
@@ -56,6 +57,7 @@ TEST_CASE("channel-last backward plan: one wave, nearly full, every step covered
         std::int64_t batch, dim, seqlen;
         DType dtype;
     };
+    // (fp32 with seq_idx: the long-walk rule below leaves those alone.)
     const Shape shapes[] = {{4, 5376, 4096, DType::bf16}, {4, 5376, 4096, DType::fp32}, {8, 2048, 1024, DType::bf16},
                             {4, 4096, 512, DType::fp16},  {4, 256, 4096, DType::fp32},  {1, 64, 1000003, DType::bf16},
                             {3, 1000, 777, DType::fp32}};
@@ -63,9 +65,10 @@ TEST_CASE("channel-last backward plan: one wave, nearly full, every step covered
         CAPTURE(s.batch);
         CAPTURE(s.dim);
         CAPTURE(s.seqlen);
-        const backward::Plan plan = backward::plan_channel_last(backward_variant(s.dtype),
-                                                                shape_only_args(s.batch, s.dim, s.seqlen, s.dtype),
-                                                                kH200Multiprocessors);
+        Variant v = backward_variant(s.dtype);
+        v.seq_idx = s.dtype == DType::fp32;
+        const backward::Plan plan =
+            backward::plan_channel_last(v, shape_only_args(s.batch, s.dim, s.seqlen, s.dtype), kH200Multiprocessors);
         CHECK(blocks_of(plan) <= std::max(wave_of(s.dtype), plan.channel_groups));
         CHECK(plan.tiles * plan.tile_len >= s.seqlen);           // every step in some chunk
         CHECK((plan.tiles - 1) * plan.tile_len < s.seqlen);      // and no empty chunk
@@ -77,9 +80,11 @@ TEST_CASE("channel-last backward plan: one wave, nearly full, every step covered
         backward_variant(DType::bf16), shape_only_args(4, 5376, 4096, DType::bf16), kH200Multiprocessors);
     CHECK(blocks_of(wide) == 378);
     CHECK(wide.tile_len == 456);
-    // fp32 (2 channels a thread, 84 groups, 4 blocks): 504 of 528.
-    const backward::Plan wide32 = backward::plan_channel_last(
-        backward_variant(DType::fp32), shape_only_args(4, 5376, 4096, DType::fp32), kH200Multiprocessors);
+    // fp32 with seq_idx (2 channels a thread, 84 groups, 4 blocks): 504 of 528.
+    Variant fp32_seq = backward_variant(DType::fp32);
+    fp32_seq.seq_idx = true;
+    const backward::Plan wide32 =
+        backward::plan_channel_last(fp32_seq, shape_only_args(4, 5376, 4096, DType::fp32), kH200Multiprocessors);
     CHECK(blocks_of(wide32) == 504);
     // 8x2048x1024 in 16-bit: 64-step chunks (512 blocks) overfill the wave; 128-step
     // chunks keep 256 blocks, at least 1.5 a multiprocessor.
@@ -101,6 +106,7 @@ TEST_CASE("channel-last backward plan: 16-bit x in waves of 3 blocks, fp32 in wa
     for (const int width : {1, 2, 3, 4}) {
         for (const bool seq_idx : {false, true}) {
             for (const DType dtype : {DType::bf16, DType::fp32}) {
+                if (dtype == DType::fp32 && !seq_idx) continue;   // several waves of short walks (below)
                 Variant v = backward_variant(dtype);
                 v.width = width;
                 v.seq_idx = seq_idx;
@@ -133,7 +139,69 @@ TEST_CASE("channel-last backward plan: walks shorter than the minimum chunk only
     CHECK(medium.parts == 64);
 }
 
-TEST_CASE("channel-last backward plan: more multiprocessors never give fewer parts") {
+TEST_CASE("channel-last backward plan: fp32 walks of 256 channel-steps where one wave of walks would be long") {
+    auto plan_of = [](int width, DType dtype, std::int64_t batch, std::int64_t dim, std::int64_t seqlen,
+                      bool seq_idx = false, bool states = false) {
+        Variant v = backward_variant(dtype);
+        v.width = width;
+        v.seq_idx = seq_idx;
+        v.initial_states = v.final_states = states;
+        return backward::plan_channel_last(v, shape_only_args(batch, dim, seqlen, dtype), kH200Multiprocessors);
+    };
+    // 4x5376x4096 fp32, one wave of 688-step walks: 2 channels a thread (widths 3-4) walk
+    // 128 steps, 4 (widths 1-2) walk 64; 2688 blocks either way, 5 waves of 528.
+    for (const int width : {3, 4}) {
+        CAPTURE(width);
+        const backward::Plan plan = plan_of(width, DType::fp32, 4, 5376, 4096);
+        CHECK(plan.tile_len == 128);
+        CHECK(blocks_of(plan) == 2688);
+        CHECK(plan_of(width, DType::fp32, 4, 5376, 4096, false, true).tile_len == 128);   // with both states
+    }
+    for (const int width : {1, 2}) {
+        CAPTURE(width);
+        const backward::Plan plan = plan_of(width, DType::fp32, 4, 5376, 4096);
+        CHECK(plan.tile_len == 64);
+        CHECK(blocks_of(plan) == 2688);
+    }
+    CHECK(plan_of(4, DType::fp32, 2, 4096, 8192).tile_len == 128);   // 512-step walks before
+    // Left alone: seq_idx, 16-bit x, widths past 4, and walks under 4 times the short one
+    // (8x2048x1024: 128 steps already; at width 2, 64 would be two waves).
+    CHECK(blocks_of(plan_of(4, DType::fp32, 4, 5376, 4096, true)) == 504);
+    CHECK(plan_of(4, DType::bf16, 4, 5376, 4096).tile_len == 456);
+    CHECK(blocks_of(plan_of(5, DType::fp32, 4, 5376, 4096)) <= wave_of(DType::fp32));
+    for (const int width : {2, 4}) {
+        CAPTURE(width);
+        CHECK(plan_of(width, DType::fp32, 8, 2048, 1024).tile_len == 128);
+    }
+}
+
+TEST_CASE("channel-last backward plan: the workspace query covers the plan of every multiprocessor count") {
+    // (8x5376x8192 fp32: 128-step walks on 132 multiprocessors give more parts than the
+    // wave-fitting walks of 1024.)
+    for (const DType dtype : {DType::fp32, DType::bf16})
+        for (const int width : {1, 2, 4, 8})
+            for (const bool seq_idx : {false, true})
+                for (const auto& shape : std::vector<std::array<std::int64_t, 3>>{
+                         {4, 5376, 4096}, {8, 5376, 8192}, {2, 4096, 8192}, {8, 2048, 1024}, {4, 256, 4096},
+                         {1, 64, 100003}, {16, 96, 300}}) {
+                    Variant v = backward_variant(dtype);
+                    v.width = width;
+                    v.seq_idx = seq_idx;
+                    const BackwardArgs args = shape_only_args(shape[0], shape[1], shape[2], dtype);
+                    const std::size_t query = launch::backward_workspace_bytes(v, args);
+                    for (int sm_count = 1; sm_count <= 1024; sm_count += sm_count < 16 ? 1 : 7) {
+                        CAPTURE(to_string(dtype));
+                        CAPTURE(width);
+                        CAPTURE(seq_idx);
+                        CAPTURE(shape[1]);
+                        CAPTURE(sm_count);
+                        const backward::Plan plan = backward::plan_channel_last(v, args, sm_count);
+                        CHECK(backward::workspace_bytes(v, args, plan) <= query);
+                    }
+                }
+}
+
+TEST_CASE("channel-last backward plan: 16-bit calls get no fewer parts on more multiprocessors") {
     const std::int64_t shapes[][3] = {{4, 5376, 4096}, {2, 64, 128}, {8, 2048, 1024}, {1, 4096, 100000}, {16, 96, 300}};
     for (const auto& s : shapes) {
         std::int64_t previous = 0;

@@ -25,10 +25,9 @@ struct Plan {
     std::int64_t seq_mask_stride = 0;  // channel-first with seq_idx: masks a row in the workspace (else 0)
 };
 
-// The plans. `sm_count` sets how many blocks make the GPU busy; channel-last: a larger
-// count never gives fewer parts; channel-first: the parts are the larger of a rule that
-// never gives fewer for a larger count and one that never gives fewer for a smaller
-// (backward_workspace_bytes relies on both). `fast_memory`: the device's
+// The plans. `sm_count` sets how many blocks make the GPU busy; in both layouts the parts
+// are the larger of a rule that never gives fewer for a larger count and one that never
+// gives fewer for a smaller (backward_workspace_bytes relies on both). `fast_memory`: the device's
 // DRAM is fast (util::fast_memory), which decides how channel-first 16-bit tiles are staged.
 Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm_count, bool fast_memory);
 Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_count);
