@@ -9,9 +9,18 @@
 // which consecutive threads issue at consecutive addresses (no bank conflicts).
 // Weights and bias live in registers as fp32; accumulation is fp32.
 //
+// With seq_idx and 16-bit x a block computes CC1D_FWD_CF_SEQ_ROWS (4) channels of one
+// batch row side by side (blockDim.x / 4 threads each) over one tile of time: every
+// channel of a batch row reads the same ids, 4 bytes a position against 2 of x, so ids
+// loaded and staged once a block instead of once a channel cost a quarter of the
+// traffic, instructions and shared memory. On an H200 4x5376x4096 ran 6-13% faster
+// (63% -> 68% of copy bandwidth in bf16 with SiLU), 8x2048x1024 13%, 4x4096x512 24%;
+// fp32 (ids as wide as x) ran 3-5% slower that way and keeps a channel a block
+// (docs/perf.md, entry 103).
+//
 // Dynamic shared memory, sized by the launcher for its blockDim.x (forward_channel_first.cpp
-// computes the same sizes): [halo + tile] 16-byte vectors of raw x, then, with seq_idx,
-// one int id per element of that span.
+// computes the same sizes): [halo + tile] 16-byte vectors of raw x for each of the block's
+// channels, then, with seq_idx, one int id per element of that span.
 //
 // Rows that are not 16-byte aligned (vector_ok == 0) but of unit stride (an L that is not
 // a multiple of a vector) load each vector as two aligned ones and a shift, and store it
@@ -30,6 +39,11 @@
 constexpr int kCfHalo = (CC1D_K + CC1D_VEC - 1) / CC1D_VEC;   // vectors of history per tile
 constexpr int kCfHaloElems = kCfHalo * CC1D_VEC;
 constexpr int kCfStagedLead = (kCfHalo + 7) / 8 * 8;   // shared vectors before the staged kernel's tile
+#if CC1D_HAS_SEQ_IDX
+constexpr int kCfRows = CC1D_FWD_CF_SEQ_ROWS((int)sizeof(x_t));   // channels a block computes
+#else
+constexpr int kCfRows = 1;
+#endif
 
 // x̃ at a position before the row start: initial_states when given, else 0.
 CC1D_DEVICE x_t cf_before_start(const cc1d_fwd_params& p, cc1d_i64 b, cc1d_i64 d, cc1d_i64 pos) {
@@ -99,12 +113,28 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
     extern __shared__ cc1d_vec16 cf_smem[];
 
     const unsigned int block = cc1d_flat_block();
+#if CC1D_HAS_SEQ_IDX
+    const unsigned int tiles = (unsigned int)p.tiles, dim = (unsigned int)p.dim;
+    const unsigned int groups = (dim + kCfRows - 1) / kCfRows;   // of kCfRows channels a batch row
+    if (block >= p.batch * groups * p.tiles) return;
+    const unsigned int row = block / tiles, tile = block - row * tiles;
+    const unsigned int b = row / groups, g = row - b * groups;
+    // Channel r of the group: threads [r * nthreads, (r + 1) * nthreads). A thread past
+    // the last channel (dim not a multiple of kCfRows) stages ids and meets the barrier.
+    const int nthreads = blockDim.x / kCfRows;
+    const unsigned int r = kCfRows == 1 ? 0u : threadIdx.x / (unsigned int)nthreads;
+    const int tid = (int)(threadIdx.x - r * (unsigned int)nthreads);
+    const unsigned int d = g * kCfRows + r;
+    const bool has_row = kCfRows == 1 || d < dim;
+#else
     if (block >= p.batch * p.dim * p.tiles) return;
     const unsigned int tiles = (unsigned int)p.tiles, dim = (unsigned int)p.dim;
     const unsigned int row = block / tiles, tile = block - row * tiles;
     const unsigned int b = row / dim, d = row - b * dim;
-
     const int nthreads = blockDim.x, tid = threadIdx.x;
+    constexpr unsigned int r = 0;
+    constexpr bool has_row = true;
+#endif
     const int tile_vecs = nthreads * CC1D_FWD_CF_ILP(sizeof(x_t));
     const cc1d_i64 tile_start = (cc1d_i64)tile * tile_vecs * CC1D_VEC;
     const cc1d_i64 L = p.seqlen;
@@ -117,13 +147,15 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
     // leave the row's 128-byte lines (kCfStagedLead vectors before it, which
     // forward_channel_first.cpp counts): on an H200 4x5376x4096 ran 4.9% faster than with
     // the tile 16 bytes off a boundary (docs/perf.md, entry 86).
-    cc1d_vec16* s_x = cf_smem + (kStaged ? kCfStagedLead - kCfHalo : 0);
+    cc1d_vec16* s_x = cf_smem + (kStaged ? kCfStagedLead - kCfHalo : 0) + r * (kCfHalo + tile_vecs);
 
     // ---- 1. loads: tile, halo, (seq ids), weights (kCfTapsFirst: weights first); all issued
     // before the barrier ----
     cc1d_raw_taps taps;
     if constexpr (kCfTapsFirst<kStaged>) taps = cc1d_load_raw_taps(p, d);
-    if (kStaged && CC1D_HAS_ASYNC_COPY && vector_ok) {
+    if (!has_row) {
+        // (no channel: ids only)
+    } else if (kStaged && CC1D_HAS_ASYNC_COPY && vector_ok) {
         cf_stage_tile_async(xrow, tile_start, L, tid, nthreads, s_x + kCfHalo);
     } else if (vector_ok) {
         cc1d_vec16 v[CC1D_FWD_CF_ILP(sizeof(x_t))];
@@ -154,23 +186,27 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
             s_elems[e] = pos < L ? xrow[pos * p.x_stride_l] : cc1d_of_bits<x_t>(0u);
         }
     }
-    for (int h = tid; h < kCfHalo; h += nthreads)
+    for (int h = tid; has_row && h < kCfHalo; h += nthreads)
         cc1d_v16_store_aligned(&s_x[h], cf_load_halo(p, xrow, b, d, tile_start - (cc1d_i64)(kCfHalo - h) * CC1D_VEC));
 
 #if CC1D_HAS_SEQ_IDX
     // Ids of positions tile_start - kCfHaloElems .. tile end, 16-byte aligned per vector so
     // the compute phase reads them as int4. Before the row start: -1, or seq_idx[b, 0]
     // when initial_states feed the first sequence; past the end: -1 (never stored).
-    int* s_seq = reinterpret_cast<int*>(s_x + kCfHalo + tile_vecs);
+    // Staged by every thread of the block, for all of its channels.
+    int* s_seq = reinterpret_cast<int*>(cf_smem + kCfRows * (kCfHalo + tile_vecs));
     const int* seq_row = p.seq_idx + b * p.seq_stride_b;
+    const int span = tile_vecs * CC1D_VEC;   // the tile's ids (after kCfHaloElems of halo)
+    constexpr int kIdsEach = CC1D_FWD_CF_ILP(sizeof(x_t)) * CC1D_VEC / kCfRows;   // a thread's share
     if (p.seq_vector_ok != 0) {
         // Four ids a 16-byte load (a row's ids are 16-byte aligned and tile_start a multiple
         // of 4): a quarter of the loads and shared stores of one id a load, which made the
         // 16-bit forward with seq_idx issue 8 times the loads of its x (4x5376x4096 16-bit
         // 21-23% faster on an H200, docs/perf.md entry 98).
 #pragma unroll
-        for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)) * CC1D_VEC / 4; ++i) {
-            const int e = 4 * (tid + i * nthreads);
+        for (int i = 0; i < (kIdsEach + 3) / 4; ++i) {
+            const int e = 4 * ((int)threadIdx.x + i * (int)blockDim.x);
+            if (kIdsEach % 4 != 0 && e >= span) break;   // (fewer groups of four than threads)
             const cc1d_i64 pos = tile_start + e;
             cc1d_vec16 v;
             if (pos + 4 <= L) {
@@ -183,13 +219,13 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
         }
     } else {
 #pragma unroll 4
-        for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)) * CC1D_VEC; ++i) {
-            const int e = tid + i * nthreads;
+        for (int i = 0; i < kIdsEach; ++i) {
+            const int e = (int)threadIdx.x + i * (int)blockDim.x;
             const cc1d_i64 pos = tile_start + e;
             s_seq[kCfHaloElems + e] = pos < L ? seq_row[pos * p.seq_stride_l] : -1;
         }
     }
-    for (int e = tid; e < kCfHaloElems; e += nthreads) {
+    for (int e = (int)threadIdx.x; e < kCfHaloElems; e += (int)blockDim.x) {
         const cc1d_i64 pos = tile_start - kCfHaloElems + e;
         // (L == 0: no ids are read; seq_idx may be null)
         s_seq[e] = pos >= 0 ? seq_row[pos * p.seq_stride_l] : (CC1D_HAS_INITIAL_STATES && L > 0 ? seq_row[0] : -1);
@@ -197,7 +233,9 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
 #endif
 
     float w[CC1D_WIDTH], bias = 0.0f;
-    if constexpr (!kCfTapsFirst<kStaged>) bias = cc1d_load_channel_taps(p, d, w);
+    if constexpr (!kCfTapsFirst<kStaged>) {
+        if (has_row) bias = cc1d_load_channel_taps(p, d, w);
+    }
 #if CC1D_HAS_ASYNC_COPY
     if (kStaged) cc1d_wait_async_copies();
 #endif
@@ -206,7 +244,7 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
 
     // ---- 2. final_states: the last tile holds x̃[L-K .. L-1] in shared memory (raw bits) ----
 #if CC1D_HAS_FINAL_STATES
-    if (tile == p.tiles - 1) {
+    if (has_row && tile == p.tiles - 1) {
         const x_t* s_elems = reinterpret_cast<const x_t*>(s_x) + kCfHaloElems;
         x_t* fin = reinterpret_cast<x_t*>(p.final_states) + b * p.final_stride_b + d * p.final_stride_d;
         for (int j = tid; j < CC1D_K; j += nthreads) fin[j * p.final_stride_k] = s_elems[L - CC1D_K + j - tile_start];
@@ -218,7 +256,7 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
     for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) {
         const int j = tid + i * nthreads;
         const cc1d_i64 pos = tile_start + (cc1d_i64)j * CC1D_VEC;
-        if (pos >= L) break;
+        if (!has_row || pos >= L) break;
 
         // win[m] = x̃[pos - K + m]: the halo vectors j-kCfHalo .. j-1 hold the first K.
         float win[CC1D_K + CC1D_VEC];

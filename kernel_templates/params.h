@@ -11,6 +11,10 @@
 // outputs per vector, so 4 vectors share its fixed costs (indices, weights, halo) over
 // 32 outputs; fp32 threads do 2 vectors (8 outputs), more would only lengthen rows' tails.
 #define CC1D_FWD_CF_ILP(elem_bytes) ((elem_bytes) == 4 ? 2 : 4)
+// Channels of one batch row a channel-first forward block with seq_idx computes side by
+// side (a power of two up to 8; 16-bit x only): the tile's ids, loaded once, serve them
+// all (fwd_channel_first.cu).
+#define CC1D_FWD_CF_SEQ_ROWS(elem_bytes) ((elem_bytes) == 2 ? 4 : 1)
 // Channel-first forward modules with a second, cp.async-staged kernel (fwd_channel_first.cu;
 // seq_idx modules keep one: not measured with it).
 #define CC1D_FWD_CF_STAGED_KERNEL(seq_idx) (!(seq_idx))

@@ -164,6 +164,26 @@ TEST_CASE("forward: seq_idx together with initial and final states, both layouts
             }
 }
 
+TEST_CASE("forward: channel-first seq_idx, a block's channels sharing its tile's ids") {
+    // A block computes CC1D_FWD_CF_SEQ_ROWS channels of one batch row: channel counts that
+    // leave a partial last group (1, 5, 67) or fill them (8), rows shorter than a tile
+    // (fewer threads a channel), and rows of several tiles; ids rows 16-byte aligned (L a
+    // multiple of 4: four ids a load) or not; states and views rotated.
+    std::uint64_t index = 0;
+    for (DType x : {DType::bf16, DType::fp32})
+        for (std::int64_t D : {1, 5, 8, 67})
+            for (std::int64_t L : {37, 300, 2051}) {
+                const int turn = static_cast<int>(index);
+                ForwardVariant v{Layout::channel_first, {x, x}, turn % 3 == 0 ? 4 : (turn % 3 == 1 ? 2 : 9),
+                                 turn % 2 ? Activation::silu : Activation::none, true, true, turn % 4 < 2, turn % 4 != 1};
+                const Geometry g{L > 1000 ? 2 : 3, D, L, view_kind(turn, false), view_kind(turn + 1, false),
+                                 view_kind(turn + 2, false)};
+                const std::uint32_t seed = case_seed(14, index++);
+                INFO(v.name(), " | ", g.name(), " | seed ", seed);
+                run_forward_case(v, g, seed);
+            }
+}
+
 TEST_CASE("forward: a long row with many tiles and odd channel counts") {
     std::uint64_t index = 0;
     for (Layout layout : {Layout::channel_first, Layout::channel_last})

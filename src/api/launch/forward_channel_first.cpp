@@ -9,12 +9,19 @@ namespace cc1d::launch {
 
 namespace {
 
-// Threads per block: enough for the row, so short rows (L = 128) leave few threads idle
-// (a power of two from 32 up to CC1D_FWD_CF_THREADS; the kernel reads blockDim.x).
-int threads_for_row(std::int64_t seqlen, int elems_per_thread) {
-    int threads = 32;
-    while (threads < CC1D_FWD_CF_THREADS && std::int64_t(threads) * elems_per_thread < seqlen) threads *= 2;
+// Threads a row: enough for the row, so short rows (L = 128) leave few threads idle (a
+// power of two from a warp up to CC1D_FWD_CF_THREADS, shared by the block's `rows`
+// channels; the kernel reads blockDim.x).
+int threads_for_row(std::int64_t seqlen, int elems_per_thread, int rows) {
+    int threads = 32 / rows;
+    while (threads * rows < CC1D_FWD_CF_THREADS && std::int64_t(threads) * elems_per_thread < seqlen) threads *= 2;
     return threads;
+}
+
+// Channels a block computes: with seq_idx CC1D_FWD_CF_SEQ_ROWS (a power of two, so a
+// warp's worth of threads splits evenly), which share the tile's ids; otherwise one.
+int rows_per_block(const Variant& variant) {
+    return variant.seq_idx ? CC1D_FWD_CF_SEQ_ROWS(static_cast<int>(dtype_size(variant.x_dtype))) : 1;
 }
 
 // The cp.async-staged kernel (fwd_channel_first.cu) where DRAM is fast. On an H200, with
@@ -35,26 +42,27 @@ void forward_channel_first(Launcher& launcher, const Variant& variant, const For
     cc1d_fwd_params p = util::forward_params(args);
     const int vec = util::vector_elems(variant.x_dtype);
     const int ilp = CC1D_FWD_CF_ILP(dtype_size(variant.x_dtype));
-    const int threads = threads_for_row(p.seqlen, ilp * vec);
+    const int rows = rows_per_block(variant);
+    const int threads = threads_for_row(p.seqlen, ilp * vec, rows);   // a row's
     const std::int64_t tile_len = std::int64_t(threads) * ilp * vec;
     // At least one tile: with L == 0 the block still writes final_states (from the halo).
     p.tiles = std::max<std::int64_t>(1, util::ceil_div(p.seqlen, tile_len));
     p.chunk_len = tile_len;
     p.vector_ok = util::rows_vectorizable(args.x, 2) && util::rows_vectorizable(args.out, 2);
 
-    // Shared memory as the kernel lays it out: [halo + tile] vectors, then with seq_idx
-    // one int per element of that span.
+    // Shared memory as the kernel lays it out: [halo + tile] vectors a channel, then with
+    // seq_idx one int per element of that span.
     const int halo = (variant.width - 1 + vec - 1) / vec;
     const std::int64_t span_vecs = halo + std::int64_t(threads) * ilp;
-    std::int64_t shared = span_vecs * 16;
+    std::int64_t shared = rows * span_vecs * 16;
     if (variant.seq_idx) shared += span_vecs * vec * 4;
 
-    const std::int64_t blocks = p.batch * p.dim * p.tiles;
+    const std::int64_t blocks = p.batch * util::ceil_div(p.dim, std::int64_t(rows)) * p.tiles;
     const bool staged = takes_staged_kernel(launcher, variant, p);
     // The staged kernel's tile starts at a 128-byte boundary: the halo is padded to 8 vectors.
     if (staged) shared += ((halo + 7) / 8 * 8 - halo) * 16;
     device::Dim3 block;
-    block.x = static_cast<unsigned>(threads);
+    block.x = static_cast<unsigned>(threads * rows);
     launcher.launch(staged ? Kernel::staged : Kernel::main, util::flat_grid(blocks), block,
                     static_cast<unsigned>(shared), &p, sizeof(p));
 }
