@@ -339,9 +339,9 @@ TEST_CASE("backward: channel-last calls of mid size walked in 128-step chunks") 
 }
 
 TEST_CASE("backward: channel-last fp32 calls of long walks, walked in short ones over several waves") {
-    // 2 x 2051 x 20011 fp32: one wave of walks would be 240-480 steps long on GPUs of 108
-    // to 160 multiprocessors, so the plan walks 128 steps at width 4 and 64 at width 2 in
-    // 4-6 waves (backward_channel_last.cpp); the odd channels and length leave a partial
+    // 2 x 2051 x 20011 fp32: one wave of walks would be 528-776 steps long at width 4 and
+    // 272-408 at width 2 on GPUs of 108 to 160 multiprocessors, so the plan walks 128 and
+    // 64 steps in 4-6 waves (backward_channel_last.cpp); the odd channels and length leave a partial
     // channel group and a partial last chunk. Width 4: SiLU, both states, contiguous
     // (vector path), deterministic; width 2: a strided x (element path), atomic, into a
     // caller's workspace of the queried size (which must cover the extra partial rows).

@@ -165,10 +165,11 @@ TEST_CASE("forward: seq_idx together with initial and final states, both layouts
 }
 
 TEST_CASE("forward: channel-first seq_idx, a block's channels sharing its tile's ids") {
-    // A block computes CC1D_FWD_CF_SEQ_ROWS channels of one batch row: channel counts that
-    // leave a partial last group (1, 5, 67) or fill them (8), rows shorter than a tile
-    // (fewer threads a channel), and rows of several tiles; ids rows 16-byte aligned (L a
-    // multiple of 4: four ids a load) or not; states and views rotated.
+    // With 16-bit x a block computes CC1D_FWD_CF_SEQ_ROWS (4) channels of one batch row
+    // (fp32: one): channel counts that leave a partial last group (1, 5, 67) or fill them
+    // (8), rows shorter than a tile (fewer threads a channel), and rows of several tiles;
+    // ids rows 16-byte aligned (L a multiple of 4: four ids a load) or not; states and
+    // views rotated.
     std::uint64_t index = 0;
     for (DType x : {DType::bf16, DType::fp32})
         for (std::int64_t D : {1, 5, 8, 67})

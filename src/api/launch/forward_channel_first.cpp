@@ -9,9 +9,9 @@ namespace cc1d::launch {
 
 namespace {
 
-// Threads a row: enough for the row, so short rows (L = 128) leave few threads idle (a
-// power of two from a warp up to CC1D_FWD_CF_THREADS, shared by the block's `rows`
-// channels; the kernel reads blockDim.x).
+// Threads a channel: enough for the row, so short rows (L = 128) leave few threads idle;
+// a power of two that gives the block (`rows` channels) from a warp up to
+// CC1D_FWD_CF_THREADS threads (the kernel reads blockDim.x).
 int threads_for_row(std::int64_t seqlen, int elems_per_thread, int rows) {
     int threads = 32 / rows;
     while (threads * rows < CC1D_FWD_CF_THREADS && std::int64_t(threads) * elems_per_thread < seqlen) threads *= 2;
