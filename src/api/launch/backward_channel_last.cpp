@@ -67,7 +67,8 @@ Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_
     Plan plan;
     plan.block.x = static_cast<unsigned>(threads_x);
     plan.block.y = static_cast<unsigned>(threads_y);
-    plan.channel_groups = util::ceil_div(dim, std::int64_t(threads_x) * channels_per_thread(variant));
+    const int channels = channels_per_thread(variant);
+    plan.channel_groups = util::ceil_div(dim, std::int64_t(threads_x) * channels);
     plan.units_per_part = threads_y;   // one unit per thread; the block sums its threads_y
 
     // A thread walks its chunk start to end, so a block lives as long as the whole call:
@@ -120,7 +121,7 @@ Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_
     // 0.4%, in 1.3 (256) 7.6%. 16-bit walks, twice the work a byte, lost up to 9% at 128
     // and 256 steps; seq_idx 3-6%. The rule can give a GPU of fewer multiprocessors more
     // parts (backward_workspace_bytes bounds both ends).
-    const std::int64_t drain_walk = kDrainChannelSteps / channels_per_thread(variant);
+    const std::int64_t drain_walk = kDrainChannelSteps / channels;
     if (dtype_size(variant.x_dtype) == 4 && !variant.seq_idx && variant.width <= 4 && chunk >= kDrainWaves * drain_walk)
         chunk = drain_walk;
     plan.tile_len = chunk;

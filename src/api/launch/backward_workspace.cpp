@@ -14,17 +14,15 @@ namespace cc1d::launch {
 // 304 CUs), on either memory, bound what any current GPU asks for.
 std::size_t backward_workspace_bytes(const Variant& variant, const BackwardArgs& args) {
     constexpr int kManyMultiprocessors = 1024;
+    auto plan_for = [&](int sm_count, bool fast_memory) {
+        return variant.layout == Layout::channel_last
+                   ? backward::plan_channel_last(variant, args, sm_count)   // (memory speed not used)
+                   : backward::plan_channel_first(variant, args, sm_count, fast_memory);
+    };
     std::size_t bytes = 0;
-    if (variant.layout == Layout::channel_last) {
-        for (int sm_count : {1, kManyMultiprocessors})
-            bytes = std::max(bytes, backward::workspace_bytes(variant, args,
-                                                              backward::plan_channel_last(variant, args, sm_count)));
-        return bytes;
-    }
     for (int sm_count : {1, kManyMultiprocessors})
         for (bool fast_memory : {false, true})
-            bytes = std::max(bytes, backward::workspace_bytes(
-                                        variant, args, backward::plan_channel_first(variant, args, sm_count, fast_memory)));
+            bytes = std::max(bytes, backward::workspace_bytes(variant, args, plan_for(sm_count, fast_memory)));
     return bytes;
 }
 
