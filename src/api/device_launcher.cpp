@@ -45,8 +45,10 @@ void* DeviceLauncher::workspace(std::size_t bytes) {
 
 void DeviceLauncher::start(launch::Kernel which, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes,
                            const void* params, std::size_t params_size, bool overlapped) {
-    void* function = which == launch::Kernel::main ? kernel_.main : kernel_.second;
-    if (function == nullptr) fail(ErrorCode::unsupported, "this kernel family has one kernel only");
+    void* function = which == launch::Kernel::main ? kernel_.main
+                     : which == launch::Kernel::tile ? kernel_.third
+                                                     : kernel_.second;
+    if (function == nullptr) fail(ErrorCode::unsupported, "this kernel family's module lacks the kernel asked for");
     if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;   // nothing to do (and not the call's first kernel)
     if (overlapped && device_.overlapped_launches(ordinal_))
         device_.launch_overlapped(function, grid, block, shared_bytes, stream_, params, params_size);

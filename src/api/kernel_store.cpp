@@ -107,6 +107,8 @@ LoadedKernel KernelStore::load(device::Device& device, int ordinal, const Varian
             k.main = device.get_function(module, entry);
             const char* second = codegen::second_kernel(variant).suffix;
             if (*second != 0) k.second = device.get_function(module, entry + second);
+            const char* third = codegen::third_kernel(variant).suffix;
+            if (*third != 0) k.third = device.get_function(module, entry + third);
         } catch (...) {
             std::lock_guard<std::mutex> lock(mutex_);
             modules_.erase(std::find(modules_.begin(), modules_.end(), std::make_pair(&device, module)));

@@ -25,6 +25,7 @@ struct LoadedKernel {
     void* module = nullptr;
     void* main = nullptr;
     void* second = nullptr;   // codegen::second_kernel of the variant, if it has one
+    void* third = nullptr;    // codegen::third_kernel of the variant, if it has one
 };
 
 struct StoreCounters {

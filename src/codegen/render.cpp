@@ -22,7 +22,8 @@ int dtype_code(DType dtype) {
     }
 }
 
-std::string variant_macros(const Variant& v, const std::string& entry, const std::string& second_entry) {
+std::string variant_macros(const Variant& v, const std::string& entry, const std::string& second_entry,
+                           const std::string& third_entry) {
     std::string text = fmt::format("// cc1d variant: {}\n", v.canonical());
     auto define = [&text](const char* name, auto value) { text += fmt::format("#define {} {}\n", name, value); };
     define("CC1D_WIDTH", v.width);
@@ -39,6 +40,7 @@ std::string variant_macros(const Variant& v, const std::string& entry, const std
     define("CC1D_CHANNEL_LAST", int(v.layout == Layout::channel_last));
     define("CC1D_ENTRY", entry);
     if (!second_entry.empty()) define(second_kernel(v).macro, second_entry);
+    if (!third_entry.empty()) define(third_kernel(v).macro, third_entry);
     return text;
 }
 
@@ -93,6 +95,14 @@ SecondKernel second_kernel(const Variant& variant) {
     }
 }
 
+SecondKernel third_kernel(const Variant& variant) {
+    if (variant.op == Op::bwd && !variant.small_call && variant.layout == Layout::channel_last &&
+        CC1D_BWD_CL_TILE_KERNEL(static_cast<int>(dtype_size(variant.x_dtype)), variant.width, variant.seq_idx,
+                                variant.initial_states || variant.final_states))
+        return {"_tile", "CC1D_ENTRY_TILE"};
+    return {"", ""};
+}
+
 RenderedSource render_source(const Variant& raw, const std::string& backend) {
     const Variant variant = raw.normalized();
     check_variant(variant);
@@ -101,12 +111,14 @@ RenderedSource render_source(const Variant& raw, const std::string& backend) {
     RenderedSource out;
     out.entry = variant.entry_name();
     if (*second_kernel(variant).suffix != 0) out.second_entry = out.entry + second_kernel(variant).suffix;
+    if (*third_kernel(variant).suffix != 0) out.third_entry = out.entry + third_kernel(variant).suffix;
     out.name = out.entry + ".cu";
     out.text = template_text(backend == "cuda" ? "prelude_cuda.h" : "prelude_hip.h");
-    out.text += variant_macros(variant, out.entry, out.second_entry);
+    out.text += variant_macros(variant, out.entry, out.second_entry, out.third_entry);
     out.text += template_text("params.h");
     out.text += template_text("common.h");
     out.text += template_text(family_template(variant));
+    if (!out.third_entry.empty()) out.text += template_text("bwd_channel_last_tile.cu");
     return out;
 }
 

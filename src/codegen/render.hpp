@@ -15,6 +15,7 @@ struct RenderedSource {
     std::string name;          // "<entry>.cu", for logs and compile errors
     std::string entry;         // main kernel
     std::string second_entry;  // the module's second kernel (second_kernel); empty if none
+    std::string third_entry;   // the module's third kernel (third_kernel); empty if none
 };
 
 // The second kernel of a variant's module, as a suffix of the main entry's name, and the
@@ -30,6 +31,11 @@ struct SecondKernel {
     const char* macro;
 };
 SecondKernel second_kernel(const Variant& variant);
+
+// The third kernel of a variant's module, as second_kernel names it: the channel-last
+// backward's tile kernel ("_tile", CC1D_ENTRY_TILE, bwd_channel_last_tile.cu, appended to
+// the family's template) in the modules of CC1D_BWD_CL_TILE_KERNEL; empty for the rest.
+SecondKernel third_kernel(const Variant& variant);
 
 // backend: "cuda" or "hip".
 RenderedSource render_source(const Variant& variant, const std::string& backend);

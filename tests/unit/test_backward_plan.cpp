@@ -1,8 +1,9 @@
 // How the backward splits a call over blocks. Channel-last: one wave at most (a thread
 // walks its chunk for the whole call, so a second wave would double the time), as full
 // as whole chunks allow, but for fp32 calls whose wave of walks would be long (several
-// waves of short walks then), and a workspace query that covers the plan of any
-// multiprocessor count. Channel-first: tiles within the shared memory a
+// waves of short walks then); the tile kernel for 16-bit calls below 2^24 elements
+// (without seq_idx or states, up to width 4); and a workspace query that covers the plan
+// of any multiprocessor count. Channel-first: tiles within the shared memory a
 // block gets without opting in, the tile shapes and splits the measurements chose, and a
 // workspace query that covers the plan of any multiprocessor count.
 #include <algorithm>
@@ -45,9 +46,20 @@ BackwardArgs channel_first_args(std::int64_t batch, std::int64_t dim, std::int64
 std::int64_t blocks_of(const backward::Plan& plan) { return plan.channel_groups * plan.parts; }
 
 constexpr int kH200Multiprocessors = 132;
-// The blocks a wave of the channel-last backward holds (up to width 4).
+// The blocks a wave of the channel-last backward's register walk holds (up to width 4).
 std::int64_t wave_of(DType dtype) {
     return kH200Multiprocessors * CC1D_BWD_CL_BLOCKS_PER_SM(static_cast<int>(dtype_size(dtype)));
+}
+// ... and of the kernel a plan runs.
+std::int64_t wave_of(const backward::Plan& plan, DType dtype) {
+    return plan.tile ? kH200Multiprocessors * CC1D_BWD_CL_TILE_BLOCKS_PER_SM : wave_of(dtype);
+}
+// A variant whose calls always take the register walk: 16-bit with seq_idx keeps the
+// walk's 4 channels a thread (and its plan) at width 4.
+Variant register_walk_variant(DType dtype) {
+    Variant v = backward_variant(dtype);
+    v.seq_idx = true;
+    return v;
 }
 
 }  // namespace
@@ -69,7 +81,7 @@ TEST_CASE("channel-last backward plan: one wave, nearly full, every step covered
         v.seq_idx = s.dtype == DType::fp32;
         const backward::Plan plan =
             backward::plan_channel_last(v, shape_only_args(s.batch, s.dim, s.seqlen, s.dtype), kH200Multiprocessors);
-        CHECK(blocks_of(plan) <= std::max(wave_of(s.dtype), plan.channel_groups));
+        CHECK(blocks_of(plan) <= std::max(wave_of(plan, s.dtype), plan.channel_groups));
         CHECK(plan.tiles * plan.tile_len >= s.seqlen);           // every step in some chunk
         CHECK((plan.tiles - 1) * plan.tile_len < s.seqlen);      // and no empty chunk
         CHECK(plan.parts * plan.units_per_part >= s.batch * plan.tiles);
@@ -95,7 +107,7 @@ TEST_CASE("channel-last backward plan: one wave, nearly full, every step covered
     // 4x4096x512 in 16-bit: 128-step chunks would leave 128 blocks; the wave-fitting 48
     // stay (352 blocks: 64-step chunks would leave 256).
     const backward::Plan short_rows = backward::plan_channel_last(
-        backward_variant(DType::fp16), shape_only_args(4, 4096, 512, DType::fp16), kH200Multiprocessors);
+        register_walk_variant(DType::fp16), shape_only_args(4, 4096, 512, DType::fp16), kH200Multiprocessors);
     CHECK(short_rows.tile_len == 48);
     CHECK(blocks_of(short_rows) == 352);
 }
@@ -126,17 +138,76 @@ TEST_CASE("channel-last backward plan: 16-bit x in waves of 3 blocks, fp32 in wa
 TEST_CASE("channel-last backward plan: walks shorter than the minimum chunk only for calls far from a wave") {
     // 4x256x4096 in 16-bit: 256 blocks of 32 steps, not 512 of 16.
     const backward::Plan long_rows = backward::plan_channel_last(
-        backward_variant(DType::bf16), shape_only_args(4, 256, 4096, DType::bf16), kH200Multiprocessors);
+        register_walk_variant(DType::bf16), shape_only_args(4, 256, 4096, DType::bf16), kH200Multiprocessors);
     CHECK(long_rows.tile_len == CC1D_BWD_CL_MIN_CHUNK);
     // 2x64x128: a handful of blocks either way; 4-step walks finish sooner (16 partial rows).
     const backward::Plan tiny = backward::plan_channel_last(
-        backward_variant(DType::bf16), shape_only_args(2, 64, 128, DType::bf16), kH200Multiprocessors);
+        register_walk_variant(DType::bf16), shape_only_args(2, 64, 128, DType::bf16), kH200Multiprocessors);
     CHECK(tiny.tile_len == 4);
     // 4x256x512: 4-step walks would leave 128 partial rows, two batches per reduce run.
     const backward::Plan medium = backward::plan_channel_last(
-        backward_variant(DType::bf16), shape_only_args(4, 256, 512, DType::bf16), kH200Multiprocessors);
+        register_walk_variant(DType::bf16), shape_only_args(4, 256, 512, DType::bf16), kH200Multiprocessors);
     CHECK(medium.tile_len == 8);
     CHECK(medium.parts == 64);
+}
+
+TEST_CASE("channel-last backward plan: 16-bit calls below 2^24 elements take the tile kernel") {
+    auto plan_of = [](Variant v, std::int64_t batch, std::int64_t dim, std::int64_t seqlen) {
+        return backward::plan_channel_last(v, shape_only_args(batch, dim, seqlen, v.x_dtype), kH200Multiprocessors);
+    };
+    constexpr std::int64_t kRows = CC1D_BWD_CL_TILE_STEPS * CC1D_BWD_CL_THREADS / (CC1D_BWD_CL_TILE_CHANNELS / 2);
+    for (const DType dtype : {DType::fp16, DType::bf16}) {
+        for (const int width : {1, 2, 3, 4}) {
+            for (const bool silu : {false, true}) {
+                Variant v = backward_variant(dtype);
+                v.width = width;
+                v.activation = silu ? Activation::silu : Activation::none;
+                CAPTURE(to_string(dtype));
+                CAPTURE(width);
+                CAPTURE(silu);
+                // 4x4096x512: 64 channel groups, 32 tiles; 12 parts of a 792-block wave, 11
+                // of 3 tiles each once the parts are even.
+                const backward::Plan plan = plan_of(v, 4, 4096, 512);
+                CHECK(plan.tile);
+                CHECK(plan.tile_len == kRows);
+                CHECK(plan.channel_groups == 4096 / CC1D_BWD_CL_TILE_CHANNELS);
+                CHECK(plan.units_per_part == 3);
+                CHECK(blocks_of(plan) == 704);
+                // One element short of 2^24 still tiles; 2^24 (8x2048x1024) walks registers.
+                CHECK(plan_of(v, 8, 2048, 1024).tile == false);
+                CHECK(plan_of(v, 1, 16777215, 1).tile);
+            }
+        }
+    }
+    // Not for fp32, seq_idx, states or widths past 4, at any size.
+    Variant fp32 = backward_variant(DType::fp32);
+    CHECK_FALSE(plan_of(fp32, 4, 256, 512).tile);
+    Variant seq = backward_variant(DType::bf16);
+    seq.seq_idx = true;
+    CHECK_FALSE(plan_of(seq, 4, 256, 512).tile);
+    Variant init = backward_variant(DType::bf16);
+    init.initial_states = true;
+    CHECK_FALSE(plan_of(init, 4, 256, 512).tile);
+    Variant fin = backward_variant(DType::bf16);
+    fin.final_states = true;
+    CHECK_FALSE(plan_of(fin, 4, 256, 512).tile);
+    Variant wide = backward_variant(DType::bf16);
+    wide.width = 5;
+    CHECK_FALSE(plan_of(wide, 4, 256, 512).tile);
+    // Every step and unit covered, one wave at most, for odd shapes.
+    const std::int64_t shapes[][3] = {{1, 1, 1}, {3, 1001, 777}, {2, 65, 64}, {5, 64, 65}, {1, 130, 100003}, {7, 3, 129}};
+    for (const auto& s : shapes) {
+        CAPTURE(s[0]);
+        CAPTURE(s[1]);
+        CAPTURE(s[2]);
+        const backward::Plan plan = plan_of(backward_variant(DType::bf16), s[0], s[1], s[2]);
+        CHECK(plan.tile);
+        CHECK(plan.tiles * plan.tile_len >= s[2]);
+        CHECK((plan.tiles - 1) * plan.tile_len < s[2]);
+        CHECK(plan.parts * plan.units_per_part >= s[0] * plan.tiles);
+        CHECK((plan.parts - 1) * plan.units_per_part < s[0] * plan.tiles);   // no empty part
+        CHECK(blocks_of(plan) <= std::max(wave_of(plan, DType::bf16), plan.channel_groups));
+    }
 }
 
 TEST_CASE("channel-last backward plan: fp32 walks of 256 channel-steps where one wave of walks would be long") {

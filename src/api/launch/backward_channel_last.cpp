@@ -58,10 +58,42 @@ std::int64_t fill_wave(std::int64_t chunk, std::int64_t seqlen, std::int64_t bat
     return std::min(chunk, std::max<std::int64_t>(shorter, CC1D_BWD_CL_MIN_CHUNK));
 }
 
+// Calls below this many elements (B·L·D) run the tile kernel where the module has one.
+// On an H200 (docs/perf.md, entry 104), against the register walk: 4x4096x512 (2^23)
+// 6-13% faster, 4x256x4096 9-13%, 4x256x512 20-25%, 3x1001x777 23%; 8x2048x1024 (2^24)
+// 1-6% faster without SiLU but 6% slower with it at width 4; 4x5376x4096 2-7% slower.
+constexpr std::int64_t kTileMaxElements = std::int64_t(1) << 24;
+
+// The tile kernel (bwd_channel_last_tile.cu): blocks of CC1D_BWD_CL_TILE_CHANNELS
+// channels each walk units_per_part (batch row, tile) units in order. As many parts as
+// one wave holds, every part the same number of units: the blocks end together, and each
+// emits one partial row however many tiles it walked.
+Plan plan_channel_last_tile(const BackwardArgs& args, int sm_count) {
+    const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
+    // Segments along time: the threads a tile has past the lanes of its channels (2 a lane).
+    constexpr std::int64_t kTileRows = CC1D_BWD_CL_TILE_STEPS * (CC1D_BWD_CL_THREADS / (CC1D_BWD_CL_TILE_CHANNELS / 2));
+    Plan plan;
+    plan.tile = true;
+    plan.block.x = CC1D_BWD_CL_THREADS;
+    plan.channel_groups = util::ceil_div(dim, std::int64_t(CC1D_BWD_CL_TILE_CHANNELS));
+    plan.tile_len = kTileRows;
+    plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen, kTileRows));
+    const std::int64_t units = std::max<std::int64_t>(1, batch * plan.tiles);
+    const std::int64_t wave = std::int64_t(std::max(sm_count, 1)) * CC1D_BWD_CL_TILE_BLOCKS_PER_SM;
+    const std::int64_t parts = std::clamp<std::int64_t>(wave / std::max<std::int64_t>(plan.channel_groups, 1), 1, units);
+    plan.units_per_part = util::ceil_div(units, parts);
+    plan.parts = util::ceil_div(units, plan.units_per_part);
+    return plan;
+}
+
 }  // namespace
 
 Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_count) {
     const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
+    if (CC1D_BWD_CL_TILE_KERNEL(static_cast<int>(dtype_size(variant.x_dtype)), variant.width, variant.seq_idx,
+                                variant.initial_states || variant.final_states) &&
+        batch * seqlen * dim < kTileMaxElements)
+        return plan_channel_last_tile(args, sm_count);
     const int threads_x = CC1D_BWD_CL_THREADS_X;
     const int threads_y = CC1D_BWD_CL_THREADS / CC1D_BWD_CL_THREADS_X;
     Plan plan;

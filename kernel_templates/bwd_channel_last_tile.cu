@@ -1,0 +1,322 @@
+// Causal conv1d backward, channel-last layout, through shared-memory tiles: the third
+// kernel (CC1D_ENTRY_TILE) of the modules of 16-bit x up to width 4 without seq_idx or
+// states (CC1D_BWD_CL_TILE_KERNEL in params.h), appended to bwd_channel_last.cu, whose
+// reduce kernel it shares. The host runs it for calls below 2^24 elements and the register
+// walk of bwd_channel_last.cu for larger ones (backward_channel_last.cpp says why). x,
+// dout and dx are stored (B, L, D), D contiguous.
+//
+// A block owns kBtChannels channels and walks units_per_part (batch row, time tile) units
+// in order, one tile of kBtRows time steps each:
+//  1. stage: the tile's dout rows t0 .. t0+R+K-1 and its x rows (with silu t0-K ..
+//     t0+R+K-1, the windows of z; else t0 .. t0+R-1) as 16-byte vectors along D, zeros
+//     outside the row; with cp.async (NVIDIA sm_80+) into two buffers, the next unit's
+//     copies in flight while this one is walked;
+//  2. walk: thread (lane, segment) owns 2 adjacent channels (one 4-byte word of a row) and
+//     kBtSteps steps of the tile. It walks them backward in time as bwd_channel_last.cu's
+//     walk does -- g = dout * act'(z) into a window of K + 1 in registers, with silu the
+//     window of x̃ too -- starting K steps above its own first (the g its dx needs), one
+//     word of dout and of x a step, and stores its dx word straight to global memory (a
+//     warp's 32 words are one 128-byte row segment);
+//  3. after its last unit the block sums its segments' dw/db and emits one partial row.
+// Against the register walk, where a thread owns 4 channels for its whole walk (windows,
+// weights and sums in up to 168 registers, 12 warps an SM): a thread here holds 2 channels
+// (at most 80 registers, 24 warps an SM) and a block's tiles are short, so a call of a few
+// million elements spreads over many more warps; but each segment also walks K steps
+// above its own, and the staging adds instructions, which cost the largest calls, where
+// the H200 issues near its limit, 2-7% (docs/perf.md, entry 104).
+// Tiles that reach past D or whose rows are not 16-byte aligned (vector_ok == 0) stage
+// and store element by element; the walk is the same.
+
+static_assert(sizeof(x_t) == 2, "the tile backward serves 16-bit x");
+constexpr int kBtLanes = 32;                                  // threads across the channels
+constexpr int kBtChannels = CC1D_BWD_CL_TILE_CHANNELS;
+static_assert(kBtChannels == 2 * kBtLanes, "a lane owns one 4-byte word of a 16-bit row");
+constexpr int kBtRowVecs = kBtChannels / CC1D_VEC;            // 16-byte vectors a tile row
+constexpr int kBtSegments = CC1D_BWD_CL_THREADS / kBtLanes;   // threads along time
+constexpr int kBtSteps = CC1D_BWD_CL_TILE_STEPS;              // own steps a thread, per tile
+constexpr int kBtRows = kBtSegments * kBtSteps;               // time steps a tile
+constexpr int kBtXLead = CC1D_SILU ? CC1D_K : 0;              // x rows staged before t0 (and after its end)
+constexpr int kBtXRows = kBtRows + 2 * kBtXLead;
+constexpr int kBtDRows = kBtRows + CC1D_K;
+constexpr int kBtXVecs = kBtXRows * kBtRowVecs;
+constexpr int kBtDVecs = kBtDRows * kBtRowVecs;
+constexpr int kBtBufferVecs = kBtXVecs + kBtDVecs;
+constexpr int kBtXLoads = (kBtXVecs + CC1D_BWD_CL_THREADS - 1) / CC1D_BWD_CL_THREADS;
+constexpr int kBtDLoads = (kBtDVecs + CC1D_BWD_CL_THREADS - 1) / CC1D_BWD_CL_THREADS;
+#if CC1D_HAS_ASYNC_COPY
+constexpr int kBtBuffers = 2;
+#else
+constexpr int kBtBuffers = 1;
+#endif
+constexpr int kBtSums = 2 * CC1D_BWD_SUMS;   // a thread's sums: [channel][k]
+static_assert(kBtBuffers * kBtBufferVecs * 16 >= CC1D_BWD_CL_THREADS * kBtSums * 4, "the sums fit the tiles' space");
+static_assert(CC1D_BWD_CL_THREADS % kBtLanes == 0, "whole segments");
+
+struct bt_unit {
+    cc1d_i64 b, t0;   // batch row, first time step of the tile
+};
+
+// The tile's inputs at element precision: x̃ rows from t0 - kBtXLead, dout rows from t0.
+CC1D_DEVICE void bt_stage_elements(const cc1d_bwd_params& p, const bt_unit& u, cc1d_i64 c0, cc1d_vec16* buf) {
+    const x_t* x = reinterpret_cast<const x_t*>(p.x) + u.b * p.x_stride_b;
+    const x_t* d = reinterpret_cast<const x_t*>(p.dout) + u.b * p.dout_stride_b;
+    x_t* sx = reinterpret_cast<x_t*>(buf);
+    x_t* sd = reinterpret_cast<x_t*>(buf + kBtXVecs);
+    for (int e = threadIdx.x; e < kBtXRows * kBtChannels; e += CC1D_BWD_CL_THREADS) {
+        const int row = e / kBtChannels, c = e - row * kBtChannels;
+        const cc1d_i64 t = u.t0 - kBtXLead + row;
+        sx[e] = t >= 0 && t < p.seqlen && c0 + c < p.dim ? x[t * p.x_stride_l + (c0 + c) * p.x_stride_d]
+                                                         : cc1d_of_bits<x_t>(0u);
+    }
+    for (int e = threadIdx.x; e < kBtDRows * kBtChannels; e += CC1D_BWD_CL_THREADS) {
+        const int row = e / kBtChannels, c = e - row * kBtChannels;
+        const cc1d_i64 t = u.t0 + row;
+        sd[e] = t < p.seqlen && c0 + c < p.dim ? d[t * p.dout_stride_l + (c0 + c) * p.dout_stride_d]
+                                               : cc1d_of_bits<x_t>(0u);
+    }
+}
+
+#if !CC1D_HAS_ASYNC_COPY
+// VECS vectors of rows from first_token (zeros outside [0, len)) through registers, every
+// load issued before the first shared store.
+template <int LOADS, int VECS>
+CC1D_DEVICE void bt_copy_rows(cc1d_vec16* tile, const x_t* row0, cc1d_i64 stride_l, cc1d_i64 first_token, cc1d_i64 len) {
+    cc1d_vec16 v[LOADS];
+#pragma unroll
+    for (int m = 0; m < LOADS; ++m) {
+        const int i = threadIdx.x + m * CC1D_BWD_CL_THREADS;
+        const int row = i / kBtRowVecs, col = i - row * kBtRowVecs;
+        const cc1d_i64 t = first_token + row;
+        v[m] = i < VECS && t >= 0 && t < len ? cc1d_v16_load_aligned(row0 + t * stride_l + col * CC1D_VEC)
+                                             : cc1d_v16_zero();
+    }
+#pragma unroll
+    for (int m = 0; m < LOADS; ++m) {
+        const int i = threadIdx.x + m * CC1D_BWD_CL_THREADS;
+        if (i < VECS) cc1d_v16_store_aligned(&tile[i], v[m]);
+    }
+}
+#endif
+
+// Stages unit u's tile into buf (with cp.async: copies in flight, one commit group).
+CC1D_DEVICE void bt_stage(const cc1d_bwd_params& p, const bt_unit& u, cc1d_i64 c0, bool vector_tile, cc1d_vec16* buf) {
+    if (vector_tile) {   // (x_stride_d == 1: vector_ok)
+        const x_t* x = reinterpret_cast<const x_t*>(p.x) + u.b * p.x_stride_b + c0;
+        const x_t* d = reinterpret_cast<const x_t*>(p.dout) + u.b * p.dout_stride_b + c0;
+#if CC1D_HAS_ASYNC_COPY
+        cc1d_copy_tile_rows_async<kBtXLoads, CC1D_BWD_CL_THREADS, kBtRowVecs, kBtXVecs>(buf, x, p.x_stride_l,
+                                                                                     u.t0 - kBtXLead, p.seqlen);
+        cc1d_copy_tile_rows_async<kBtDLoads, CC1D_BWD_CL_THREADS, kBtRowVecs, kBtDVecs>(buf + kBtXVecs, d, p.dout_stride_l,
+                                                                                     u.t0, p.seqlen);
+#else
+        bt_copy_rows<kBtXLoads, kBtXVecs>(buf, x, p.x_stride_l, u.t0 - kBtXLead, p.seqlen);
+        bt_copy_rows<kBtDLoads, kBtDVecs>(buf + kBtXVecs, d, p.dout_stride_l, u.t0, p.seqlen);
+#endif
+    } else {
+        bt_stage_elements(p, u, c0, buf);
+    }
+#if CC1D_HAS_ASYNC_COPY
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+
+// Waits for this thread's copies of the tile to be walked next (the one after it may stay
+// in flight); a barrier after it shows every thread's.
+CC1D_DEVICE void bt_wait(bool next_in_flight) {
+#if CC1D_HAS_ASYNC_COPY
+    if (next_in_flight) asm volatile("cp.async.wait_group 1;" ::: "memory");
+    else asm volatile("cp.async.wait_group 0;" ::: "memory");
+#else
+    (void)next_in_flight;
+#endif
+}
+
+// Both 16-bit halves of a tile word as floats.
+CC1D_DEVICE void bt_unpack(unsigned int bits, float (&v)[2]) {
+    v[0] = cc1d_to_float(cc1d_of_bits<x_t>(bits & 0xffffu));
+    v[1] = cc1d_to_float(cc1d_of_bits<x_t>(bits >> 16));
+}
+
+// Per-thread weights and sums of its 2 channels.
+struct bt_state {
+    float w[2][CC1D_WIDTH];
+    float bias[2];
+    float dw[2][CC1D_WIDTH];
+    float db[2];
+};
+
+// Where a thread's dx goes: `at` is dx of the thread's first channel at its segment's
+// last own step (walked first); rows of the segment before L; vec: one 4-byte store.
+struct bt_out {
+    x_t* at;
+    cc1d_i64 stride_l, stride_d;
+    int rows;   // own steps s - a < rows lie before L (may be <= 0)
+    int n;      // channels that exist (2 except at the tail of D)
+    bool vec;
+};
+
+// The thread's walk of one tile: own steps a .. a + kBtSteps - 1 (tile-relative), from
+// a + kBtSteps + K - 1 down (see the header comment). kWhole: every own step lies before
+// L and out.vec (most tiles): its stores go without a test.
+template <bool kWhole>
+CC1D_DEVICE void bt_walk(const cc1d_vec16* buf, int lane, int a, bt_out out, bt_state& st) {
+    constexpr int kWords = kBtChannels / 2;   // 4-byte words a row
+    const unsigned int* xs = reinterpret_cast<const unsigned int*>(buf) + lane;   // x̃ of step s: row s + kBtXLead
+    const unsigned int* ds = reinterpret_cast<const unsigned int*>(buf + kBtXVecs) + lane;   // dout of step s: row s
+    constexpr int kWalk = kBtSteps + CC1D_K;
+    const int top = a + kWalk - 1;
+    float G[CC1D_K + 1][2];   // G[i] = g[s + i]
+#pragma unroll
+    for (int i = 0; i <= CC1D_K; ++i) G[i][0] = G[i][1] = 0.0f;
+#if CC1D_SILU
+    float XW[CC1D_K + 1][2];   // XW[i] = x̃[s - i]
+#pragma unroll
+    for (int i = 0; i <= CC1D_K; ++i) bt_unpack(xs[(top - i + kBtXLead) * kWords], XW[i]);
+#endif
+#pragma unroll
+    for (int i = 0; i < kWalk; ++i) {
+        const int s = top - i;
+        float gs[2];
+        bt_unpack(ds[s * kWords], gs);
+#if CC1D_SILU
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+            float z = st.bias[c];
+#pragma unroll
+            for (int k = 0; k <= CC1D_K; ++k) z = fmaf(st.w[c][k], XW[CC1D_K - k][c], z);
+            gs[c] = cc1d_bwd_held_grad(gs[c], z);
+        }
+#endif
+#pragma unroll
+        for (int k = CC1D_K; k > 0; --k) G[k][0] = G[k - 1][0], G[k][1] = G[k - 1][1];
+        G[0][0] = gs[0];
+        G[0][1] = gs[1];
+        if (i >= CC1D_K) {   // an own step: dx[s], and x̃[s] times the g's it met
+#if CC1D_SILU
+            const float x0 = XW[0][0], x1 = XW[0][1];
+#else
+            float xv[2];
+            bt_unpack(xs[s * kWords], xv);
+            const float x0 = xv[0], x1 = xv[1];
+#endif
+            float acc[2] = {0.0f, 0.0f};
+#pragma unroll
+            for (int k = 0; k <= CC1D_K; ++k) {
+                acc[0] = fmaf(st.w[0][k], G[CC1D_K - k][0], acc[0]);
+                acc[1] = fmaf(st.w[1][k], G[CC1D_K - k][1], acc[1]);
+                st.dw[0][k] = fmaf(x0, G[CC1D_K - k][0], st.dw[0][k]);
+                st.dw[1][k] = fmaf(x1, G[CC1D_K - k][1], st.dw[1][k]);
+            }
+            st.db[0] += gs[0];
+            st.db[1] += gs[1];
+            if (kWhole || kWalk - 1 - i < out.rows) {
+                if (kWhole || out.vec) {
+                    *reinterpret_cast<unsigned int*>(out.at) = cc1d_pack_pair(acc[0], acc[1]);
+                } else {
+                    if (out.n > 0) out.at[0] = cc1d_to_x(acc[0]);
+                    if (out.n > 1) out.at[out.stride_d] = cc1d_to_x(acc[1]);
+                }
+            }
+            out.at -= out.stride_l;
+        }
+#if CC1D_SILU
+        if (i + 1 < kWalk) {   // on to s - 1: x̃[s - 1 - K] enters the window
+#pragma unroll
+            for (int k = 0; k < CC1D_K; ++k) XW[k][0] = XW[k + 1][0], XW[k][1] = XW[k + 1][1];
+            bt_unpack(xs[(s - 1 - CC1D_K + kBtXLead) * kWords], XW[CC1D_K]);
+        }
+#endif
+    }
+}
+
+// Sums of the block's segments for each of a lane's channel sums, in segment order, then
+// out via cc1d_bwd_emit. `red` aliases the tiles, hence the barrier first.
+CC1D_DEVICE void bt_block_sums(const cc1d_bwd_params& p, float* red, cc1d_i64 part, cc1d_i64 c, int n,
+                               const bt_state& st) {
+    const int lane = threadIdx.x % kBtLanes, seg = threadIdx.x / kBtLanes;
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < 2; ++j)
+#pragma unroll
+        for (int k = 0; k < CC1D_BWD_SUMS; ++k)
+            red[(seg * kBtSums + j * CC1D_BWD_SUMS + k) * kBtLanes + lane] = k < CC1D_WIDTH ? st.dw[j][k] : st.db[j];
+    __syncthreads();
+    cc1d_wait_prior_grid();   // the zeroing kernel before an atomic target (overlapped launch)
+    for (int i = seg; i < kBtSums; i += kBtSegments) {
+        const int j = i / CC1D_BWD_SUMS, k = i - j * CC1D_BWD_SUMS;
+        if (j >= n) continue;
+        float sum = 0.0f;
+        for (int y = 0; y < kBtSegments; ++y) sum += red[(y * kBtSums + i) * kBtLanes + lane];
+        cc1d_bwd_emit(p, part, c + j, k, sum);
+    }
+}
+
+// 6 blocks an SM (24 warps) at most 80 registers each (the walk needs 64-80 without
+// spills), and 6 blocks' two buffers fit the shared memory.
+extern "C" __global__ void __launch_bounds__(CC1D_BWD_CL_THREADS, CC1D_BWD_CL_TILE_BLOCKS_PER_SM)
+    CC1D_ENTRY_TILE(cc1d_bwd_params p) {
+    __shared__ cc1d_vec16 bt_smem[kBtBuffers * kBtBufferVecs];
+    // The reduce kernel may be scheduled now; it waits for this one to finish.
+    cc1d_allow_dependent_launch();
+
+    const unsigned int channel_blocks = (unsigned int)((p.dim + kBtChannels - 1) / kBtChannels);
+    const unsigned int block = cc1d_flat_block();
+    if (block >= (cc1d_i64)p.groups * channel_blocks) return;
+    const unsigned int part = block / channel_blocks;
+    const cc1d_i64 c0 = (cc1d_i64)(block - part * channel_blocks) * kBtChannels;
+    const int lane = threadIdx.x % kBtLanes, seg = threadIdx.x / kBtLanes;
+    const cc1d_i64 c = c0 + 2 * lane;   // the thread's first channel
+    const cc1d_i64 left = p.dim - c;
+    const int n = left <= 0 ? 0 : (left < 2 ? (int)left : 2);
+    const bool vector_tile = p.vector_ok != 0 && c0 + kBtChannels <= p.dim;
+
+    const auto raw_weights = cc1d_fetch_channel_weights<2>(p, c);
+    const cc1d_i64 units = p.batch * p.tiles;
+    const cc1d_i64 first = (cc1d_i64)part * p.units_per_part;
+    const cc1d_i64 last = first + p.units_per_part < units ? first + p.units_per_part : units;
+    auto unit_of = [&](cc1d_i64 u) {
+        bt_unit t;
+        t.b = u / p.tiles;
+        t.t0 = (u - t.b * p.tiles) * kBtRows;
+        return t;
+    };
+    int buffer = 0;
+    if (kBtBuffers == 2 && first < last) bt_stage(p, unit_of(first), c0, vector_tile, bt_smem);
+
+    bt_state st;
+    cc1d_widen_channel_weights(raw_weights, st.w, st.bias);
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+        st.bias[j] = cc1d_hold_taps(st.w[j], st.bias[j]);
+#pragma unroll
+        for (int k = 0; k < CC1D_WIDTH; ++k) st.dw[j][k] = 0.0f;
+        st.db[j] = 0.0f;
+    }
+
+    const int a = seg * kBtSteps;   // the segment's first own step in a tile
+    for (cc1d_i64 u = first; u < last; ++u) {
+        const bt_unit unit = unit_of(u);
+        const bool more = kBtBuffers == 2 && u + 1 < last;
+        if (kBtBuffers == 1) bt_stage(p, unit, c0, vector_tile, bt_smem);
+        if (more) bt_stage(p, unit_of(u + 1), c0, vector_tile, bt_smem + (buffer ^ 1) * kBtBufferVecs);
+        bt_wait(more);
+        __syncthreads();
+
+        bt_out out;
+        const cc1d_i64 last_own = unit.t0 + a + kBtSteps - 1;
+        out.at = reinterpret_cast<x_t*>(p.dx) + unit.b * p.dx_stride_b + last_own * p.dx_stride_l + c * p.dx_stride_d;
+        out.stride_l = p.dx_stride_l;
+        out.stride_d = p.dx_stride_d;
+        const cc1d_i64 rows = p.seqlen - (unit.t0 + a);
+        out.rows = rows <= 0 ? 0 : (rows < kBtSteps ? (int)rows : kBtSteps);
+        out.n = n;
+        out.vec = vector_tile;
+        if (vector_tile && out.rows == kBtSteps) bt_walk<true>(bt_smem + buffer * kBtBufferVecs, lane, a, out, st);
+        else bt_walk<false>(bt_smem + buffer * kBtBufferVecs, lane, a, out, st);
+        __syncthreads();   // before this buffer is staged again
+        if (kBtBuffers == 2) buffer ^= 1;
+    }
+#pragma unroll
+    for (int j = 0; j < 2; ++j) cc1d_bwd_release_sums(st.dw[j], st.db[j]);
+    bt_block_sums(p, reinterpret_cast<float*>(bt_smem), part, c, n, st);
+}
