@@ -127,15 +127,16 @@ Outcome compile_all(rtc::Compiler& compiler, const std::vector<Variant>& variant
                 const auto result = compiler.compile({source.text, source.name, target});
                 std::lock_guard<std::mutex> lock(mutex);
                 // The runtime looks the kernels up by name: each must be in the code object.
-                const bool named = result.code_object.find(source.entry) != std::string::npos &&
-                                   (source.second_entry.empty() ||
-                                    result.code_object.find(source.second_entry) != std::string::npos);
+                auto has = [&result](const std::string& entry) {
+                    return entry.empty() || result.code_object.find(entry) != std::string::npos;
+                };
+                const bool named = has(source.entry) && has(source.second_entry) && has(source.third_entry);
                 if (result.ok && named) {
                     ++outcome.compiled;
                 } else if (result.ok) {
-                    outcome.failures.push_back(fmt::format("{} for {}: the code object lacks kernel {} or {}",
+                    outcome.failures.push_back(fmt::format("{} for {}: the code object lacks kernel {}, {} or {}",
                                                            variants[i].canonical(), target, source.entry,
-                                                           source.second_entry));
+                                                           source.second_entry, source.third_entry));
                 } else {
                     outcome.failures.push_back(fmt::format("{} for {}:\n{}", variants[i].canonical(), target,
                                                            result.log.substr(0, 2000)));

@@ -44,6 +44,47 @@ TEST_CASE("backward and update sources name their second kernel; varlen has none
     CHECK(source.text.find("CC1D_ENTRY_REDUCE") == std::string::npos);
 }
 
+TEST_CASE("16-bit channel-last backward modules up to width 4 without seq_idx or states carry the tile kernel") {
+    Variant v;
+    v.op = Op::bwd;
+    v.layout = Layout::channel_last;
+    v.activation = Activation::silu;
+    v.bias = true;
+    for (DType x : {DType::fp16, DType::bf16, DType::fp32})
+        for (int width : {1, 4, 5}) {
+            v.x_dtype = v.weight_dtype = x;
+            v.width = width;
+            CAPTURE(to_string(x));
+            CAPTURE(width);
+            const auto source = codegen::render_source(v, "hip");
+            const bool tiled = x != DType::fp32 && width <= 4;
+            CHECK(source.third_entry == (tiled ? v.entry_name() + "_tile" : ""));
+            CHECK((source.text.find("#define CC1D_ENTRY_TILE " + v.entry_name() + "_tile") != std::string::npos) == tiled);
+            CHECK((source.text.find("CC1D_ENTRY_TILE(cc1d_bwd_params p)") != std::string::npos) == tiled);
+            CHECK(source.second_entry == v.entry_name() + "_reduce");   // the reduce kernel both share
+        }
+    // Not with seq_idx, states, in channel-first layout or as a small call.
+    v.x_dtype = v.weight_dtype = DType::bf16;
+    v.width = 4;
+    auto third = [](Variant variant) { return codegen::render_source(variant, "cuda").third_entry; };
+    Variant seq = v;
+    seq.seq_idx = true;
+    CHECK(third(seq).empty());
+    Variant init = v;
+    init.initial_states = true;
+    CHECK(third(init).empty());
+    Variant fin = v;
+    fin.final_states = true;
+    CHECK(third(fin).empty());
+    Variant first = v;
+    first.layout = Layout::channel_first;
+    CHECK(third(first).empty());
+    Variant small = v;
+    small.small_call = true;
+    CHECK(third(small).empty());
+    CHECK(third(v) == v.entry_name() + "_tile");
+}
+
 TEST_CASE("a small-call backward variant is bwd_small.cu alone, either layout; other backward modules lack it") {
     Variant v;
     v.op = Op::bwd;
