@@ -1,5 +1,6 @@
 // Variant -> self-contained kernel source. The text is the backend prelude, the
-// variant's macros, params.h, common.h and the op family's template, in that order;
+// variant's macros, params.h, common.h and the op family's template (then the third
+// kernel's template where a module has one, third_kernel), in that order;
 // nothing is #included at compile time, so the hash of the text is the hash of
 // everything the compiler sees.
 #pragma once

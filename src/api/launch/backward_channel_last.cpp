@@ -1,9 +1,12 @@
 // Host side of bwd_channel_last.cu: blocks of CC1D_BWD_CL_THREADS_X channel threads by
-// a few time threads; each thread walks one (batch, chunk) unit backward in time.
+// a few time threads; each thread walks one (batch, chunk) unit backward in time. Calls
+// below 2^24 elements of the modules that carry a tile kernel (bwd_channel_last_tile.cu)
+// run that instead.
 #include <algorithm>
 
 #include "api/launch/backward_plan.hpp"
 #include "api/launch/launch_util.hpp"
+#include "codegen/render.hpp"
 
 namespace cc1d::launch {
 namespace backward {
@@ -90,9 +93,7 @@ Plan plan_channel_last_tile(const BackwardArgs& args, int sm_count) {
 
 Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_count) {
     const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
-    if (CC1D_BWD_CL_TILE_KERNEL(static_cast<int>(dtype_size(variant.x_dtype)), variant.width, variant.seq_idx,
-                                variant.initial_states || variant.final_states) &&
-        batch * seqlen * dim < kTileMaxElements)
+    if (*codegen::third_kernel(variant).suffix != 0 && batch * seqlen * dim < kTileMaxElements)
         return plan_channel_last_tile(args, sm_count);
     const int threads_x = CC1D_BWD_CL_THREADS_X;
     const int threads_y = CC1D_BWD_CL_THREADS / CC1D_BWD_CL_THREADS_X;
