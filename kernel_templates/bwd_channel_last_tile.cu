@@ -22,8 +22,10 @@
 // weights and sums in up to 168 registers, 12 warps an SM): a thread here holds 2 channels
 // (at most 80 registers, 24 warps an SM) and a block's tiles are short, so a call of a few
 // million elements spreads over many more warps; but each segment also walks K steps
-// above its own, and the staging adds instructions, which cost the largest calls, where
-// the H200 issues near its limit, 2-7% (docs/perf.md, entry 104).
+// above its own and the staging adds instructions, so on the largest calls, whose warps
+// already issue as fast as they can be fed, it ran 2-7% slower on an H200 (docs/perf.md,
+// entry 104). A tile row is 128 bytes, so every buffer and its dout rows start on
+// 128-byte boundaries of shared memory, where cp.async copies land line for line.
 // Tiles that reach past D or whose rows are not 16-byte aligned (vector_ok == 0) stage
 // and store element by element; the walk is the same.
 
