@@ -627,13 +627,7 @@ CC1D_DEVICE void bl_block_sums(const cc1d_bwd_params& p, float* red, cc1d_i64 pa
             red[(ty * kSums + c * CC1D_BWD_SUMS + k) * bx + tx] = k < CC1D_WIDTH ? st.dw[c][k] : st.db[c];
     __syncthreads();
     cc1d_wait_prior_grid();   // the zeroing kernel before an atomic target (overlapped launch)
-    for (int j = ty; j < kSums; j += by) {
-        const int c = j / CC1D_BWD_SUMS, k = j - c * CC1D_BWD_SUMS;
-        if (c >= lane.n) continue;
-        float sum = 0.0f;
-        for (int y = 0; y < by; ++y) sum += red[(y * kSums + j) * bx + tx];
-        cc1d_bwd_emit(p, part, lane.c0 + c, k, sum);
-    }
+    cc1d_bwd_emit_block_sums(p, red, part, lane.c0, lane.n, kSums, by, bx, ty, tx);
 }
 
 extern "C" __global__ void BL_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {

@@ -244,13 +244,7 @@ CC1D_DEVICE void bt_block_sums(const cc1d_bwd_params& p, float* red, cc1d_i64 pa
             red[(seg * kBtSums + j * CC1D_BWD_SUMS + k) * kBtLanes + lane] = k < CC1D_WIDTH ? st.dw[j][k] : st.db[j];
     __syncthreads();
     cc1d_wait_prior_grid();   // the zeroing kernel before an atomic target (overlapped launch)
-    for (int i = seg; i < kBtSums; i += kBtSegments) {
-        const int j = i / CC1D_BWD_SUMS, k = i - j * CC1D_BWD_SUMS;
-        if (j >= n) continue;
-        float sum = 0.0f;
-        for (int y = 0; y < kBtSegments; ++y) sum += red[(y * kBtSums + i) * kBtLanes + lane];
-        cc1d_bwd_emit(p, part, c + j, k, sum);
-    }
+    cc1d_bwd_emit_block_sums(p, red, part, c, n, kBtSums, kBtSegments, kBtLanes, seg, lane);
 }
 
 // 6 blocks an SM (24 warps) at most 80 registers each (the walk needs 64-80 without

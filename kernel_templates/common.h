@@ -395,6 +395,21 @@ CC1D_DEVICE void cc1d_bwd_emit(const cc1d_bwd_params& p, cc1d_i64 part, cc1d_i64
 #endif
 }
 
+// The block's dweight/dbias sums out via cc1d_bwd_emit, from `red`: a row of `sums` floats
+// ([channel][k]) for each of `rows` x `cols` threads, at red[(row * sums + j) * cols + col].
+// Thread (row, col) adds sums j = row, row + rows, ... of its column over the rows in row
+// order (the same bits every run) for channels c0 + j / CC1D_BWD_SUMS below c0 + n.
+CC1D_DEVICE void cc1d_bwd_emit_block_sums(const cc1d_bwd_params& p, const float* red, cc1d_i64 part, cc1d_i64 c0, int n,
+                                          int sums, int rows, int cols, int row, int col) {
+    for (int j = row; j < sums; j += rows) {
+        const int c = j / CC1D_BWD_SUMS, k = j - c * CC1D_BWD_SUMS;
+        if (c >= n) continue;
+        float sum = 0.0f;
+        for (int y = 0; y < rows; ++y) sum += red[(y * sums + j) * cols + col];
+        cc1d_bwd_emit(p, part, c0 + c, k, sum);
+    }
+}
+
 // The seq id of row position pos (< seqlen): before the row start seq_idx[b, 0] when
 // initial_states feed the first sequence, else -1.
 CC1D_DEVICE int cc1d_bwd_seq_id(const cc1d_bwd_params& p, const int* seq_row, cc1d_i64 pos) {
