@@ -1,9 +1,9 @@
 // Causal conv1d backward, channel-last layout, through shared-memory tiles: the third
-// kernel (CC1D_ENTRY_TILE) of the modules of 16-bit x up to width 4 without seq_idx or
-// states (CC1D_BWD_CL_TILE_KERNEL in params.h), appended to bwd_channel_last.cu, whose
-// reduce kernel it shares. The host runs it for calls below 2^24 elements and the register
-// walk of bwd_channel_last.cu for larger ones (backward_channel_last.cpp says why). x,
-// dout and dx are stored (B, L, D), D contiguous.
+// kernel (CC1D_ENTRY_TILE) of the modules up to width 4 without seq_idx or states
+// (CC1D_BWD_CL_TILE_KERNEL in params.h), appended to bwd_channel_last.cu, whose reduce
+// kernel it shares. The host runs it for calls below 2^24 elements (fp32: with rows of
+// whole 16-byte vectors) and the register walk of bwd_channel_last.cu for the others
+// (backward_channel_last.cpp says why). x, dout and dx are stored (B, L, D), D contiguous.
 //
 // A block owns kBtChannels channels and walks units_per_part (batch row, time tile) units
 // in order, one tile of kBtRows time steps each:
@@ -11,28 +11,29 @@
 //     t0+R+K-1, the windows of z; else t0 .. t0+R-1) as 16-byte vectors along D, zeros
 //     outside the row; with cp.async (NVIDIA sm_80+) into two buffers, the next unit's
 //     copies in flight while this one is walked;
-//  2. walk: thread (lane, segment) owns 2 adjacent channels (one 4-byte word of a row) and
-//     kBtSteps steps of the tile. It walks them backward in time as bwd_channel_last.cu's
-//     walk does -- g = dout * act'(z) into a window of K + 1 in registers, with silu the
-//     window of x̃ too -- starting K steps above its own first (the g its dx needs), one
-//     word of dout and of x a step, and stores its dx word straight to global memory (a
-//     warp's 32 words are one 128-byte row segment);
+//  2. walk: thread (lane, segment) owns one 4-byte word of a row (2 adjacent channels of
+//     16-bit x, 1 of fp32) and kBtSteps steps of the tile. It walks them backward in time
+//     as bwd_channel_last.cu's walk does -- g = dout * act'(z) into a window of K + 1 in
+//     registers, with silu the window of x̃ too -- starting K steps above its own first
+//     (the g its dx needs), one word of dout and of x a step, and stores its dx word
+//     straight to global memory (a warp's 32 words are one 128-byte row segment);
 //  3. after its last unit the block sums its segments' dw/db and emits one partial row.
-// Against the register walk, where a thread owns 4 channels for its whole walk (windows,
-// weights and sums in up to 168 registers, 12 warps an SM): a thread here holds 2 channels
-// (at most 80 registers, 24 warps an SM) and a block's tiles are short, so a call of a few
-// million elements spreads over many more warps; but each segment also walks K steps
-// above its own and the staging adds instructions, so on the largest calls, whose warps
-// already issue as fast as they can be fed, it ran 2-7% slower on an H200 (docs/perf.md,
-// entry 104). A tile row is 128 bytes, so every buffer and its dout rows start on
-// 128-byte boundaries of shared memory, where cp.async copies land line for line.
+// Against the register walk, where a thread owns 4 channels of 16-bit x (2 of fp32) for its
+// whole walk (windows, weights and sums in up to 168 registers, 12 warps an SM): a thread
+// here holds 2 channels or 1 (at most 80 registers, 24 warps an SM) and a block's tiles
+// are short, so a call of a few million elements spreads over many more warps; but each
+// segment also walks K steps above its own and the staging adds instructions, so on the
+// largest calls, whose warps already issue as fast as they can be fed, it ran 2-7% slower
+// on an H200 (docs/perf.md, entry 104). A tile row is 128 bytes, so every buffer and its
+// dout rows start on 128-byte boundaries of shared memory, where cp.async copies land
+// line for line.
 // Tiles that reach past D or whose rows are not 16-byte aligned (vector_ok == 0) stage
 // and store element by element; the walk is the same.
 
-static_assert(sizeof(x_t) == 2, "the tile backward serves 16-bit x");
 constexpr int kBtLanes = 32;                                  // threads across the channels
-constexpr int kBtChannels = CC1D_BWD_CL_TILE_CHANNELS;
-static_assert(kBtChannels == 2 * kBtLanes, "a lane owns one 4-byte word of a 16-bit row");
+constexpr int kBtPer = 4 / (int)sizeof(x_t);                  // channels a lane: one 4-byte word of a row
+constexpr int kBtChannels = CC1D_BWD_CL_TILE_CHANNELS((int)sizeof(x_t));
+static_assert(kBtChannels == kBtPer * kBtLanes, "a lane owns one 4-byte word of a row");
 constexpr int kBtRowVecs = kBtChannels / CC1D_VEC;            // 16-byte vectors a tile row
 constexpr int kBtSegments = CC1D_BWD_CL_THREADS / kBtLanes;   // threads along time
 constexpr int kBtSteps = CC1D_BWD_CL_TILE_STEPS;              // own steps a thread, per tile
@@ -50,7 +51,7 @@ constexpr int kBtBuffers = 2;
 #else
 constexpr int kBtBuffers = 1;
 #endif
-constexpr int kBtSums = 2 * CC1D_BWD_SUMS;   // a thread's sums: [channel][k]
+constexpr int kBtSums = kBtPer * CC1D_BWD_SUMS;   // a thread's sums: [channel][k]
 static_assert(kBtBuffers * kBtBufferVecs * 16 >= CC1D_BWD_CL_THREADS * kBtSums * 4, "the sums fit the tiles' space");
 static_assert(CC1D_BWD_CL_THREADS % kBtLanes == 0, "whole segments");
 
@@ -133,18 +134,27 @@ CC1D_DEVICE void bt_wait(bool next_in_flight) {
 #endif
 }
 
-// Both 16-bit halves of a tile word as floats.
-CC1D_DEVICE void bt_unpack(unsigned int bits, float (&v)[2]) {
-    v[0] = cc1d_to_float(cc1d_of_bits<x_t>(bits & 0xffffu));
-    v[1] = cc1d_to_float(cc1d_of_bits<x_t>(bits >> 16));
+// A tile word as floats: both 16-bit halves, or one fp32.
+CC1D_DEVICE void bt_unpack(unsigned int bits, float (&v)[kBtPer]) {
+    if constexpr (kBtPer == 2) {
+        v[0] = cc1d_to_float(cc1d_of_bits<x_t>(bits & 0xffffu));
+        v[kBtPer - 1] = cc1d_to_float(cc1d_of_bits<x_t>(bits >> 16));
+    } else {
+        v[0] = __int_as_float((int)bits);
+    }
+}
+// kBtPer outputs -> one word (16-bit pairs in one instruction on NVIDIA).
+CC1D_DEVICE unsigned int bt_pack(const float (&v)[kBtPer]) {
+    if constexpr (kBtPer == 2) return cc1d_pack_pair(v[0], v[kBtPer - 1]);
+    else return (unsigned int)__float_as_int(v[0]);
 }
 
-// Per-thread weights and sums of its 2 channels.
+// Per-thread weights and sums of its channels.
 struct bt_state {
-    float w[2][CC1D_WIDTH];
-    float bias[2];
-    float dw[2][CC1D_WIDTH];
-    float db[2];
+    float w[kBtPer][CC1D_WIDTH];
+    float bias[kBtPer];
+    float dw[kBtPer][CC1D_WIDTH];
+    float db[kBtPer];
 };
 
 // Where a thread's dx goes: `at` is dx of the thread's first channel at its segment's
@@ -153,7 +163,7 @@ struct bt_out {
     x_t* at;
     cc1d_i64 stride_l, stride_d;
     int rows;   // own steps s - a < rows lie before L (may be <= 0)
-    int n;      // channels that exist (2 except at the tail of D)
+    int n;      // channels that exist (kBtPer except at the tail of D)
     bool vec;
 };
 
@@ -162,27 +172,29 @@ struct bt_out {
 // L and out.vec (most tiles): its stores go without a test.
 template <bool kWhole>
 CC1D_DEVICE void bt_walk(const cc1d_vec16* buf, int lane, int a, bt_out out, bt_state& st) {
-    constexpr int kWords = kBtChannels / 2;   // 4-byte words a row
+    constexpr int kWords = kBtLanes;   // 4-byte words a row
     const unsigned int* xs = reinterpret_cast<const unsigned int*>(buf) + lane;   // x̃ of step s: row s + kBtXLead
     const unsigned int* ds = reinterpret_cast<const unsigned int*>(buf + kBtXVecs) + lane;   // dout of step s: row s
     constexpr int kWalk = kBtSteps + CC1D_K;
     const int top = a + kWalk - 1;
-    float G[CC1D_K + 1][2];   // G[i] = g[s + i]
+    float G[CC1D_K + 1][kBtPer];   // G[i] = g[s + i]
 #pragma unroll
-    for (int i = 0; i <= CC1D_K; ++i) G[i][0] = G[i][1] = 0.0f;
+    for (int i = 0; i <= CC1D_K; ++i)
+#pragma unroll
+        for (int c = 0; c < kBtPer; ++c) G[i][c] = 0.0f;
 #if CC1D_SILU
-    float XW[CC1D_K + 1][2];   // XW[i] = x̃[s - i]
+    float XW[CC1D_K + 1][kBtPer];   // XW[i] = x̃[s - i]
 #pragma unroll
     for (int i = 0; i <= CC1D_K; ++i) bt_unpack(xs[(top - i + kBtXLead) * kWords], XW[i]);
 #endif
 #pragma unroll
     for (int i = 0; i < kWalk; ++i) {
         const int s = top - i;
-        float gs[2];
+        float gs[kBtPer];
         bt_unpack(ds[s * kWords], gs);
 #if CC1D_SILU
 #pragma unroll
-        for (int c = 0; c < 2; ++c) {
+        for (int c = 0; c < kBtPer; ++c) {
             float z = st.bias[c];
 #pragma unroll
             for (int k = 0; k <= CC1D_K; ++k) z = fmaf(st.w[c][k], XW[CC1D_K - k][c], z);
@@ -190,33 +202,39 @@ CC1D_DEVICE void bt_walk(const cc1d_vec16* buf, int lane, int a, bt_out out, bt_
         }
 #endif
 #pragma unroll
-        for (int k = CC1D_K; k > 0; --k) G[k][0] = G[k - 1][0], G[k][1] = G[k - 1][1];
-        G[0][0] = gs[0];
-        G[0][1] = gs[1];
+        for (int k = CC1D_K; k > 0; --k)
+#pragma unroll
+            for (int c = 0; c < kBtPer; ++c) G[k][c] = G[k - 1][c];
+#pragma unroll
+        for (int c = 0; c < kBtPer; ++c) G[0][c] = gs[c];
         if (i >= CC1D_K) {   // an own step: dx[s], and x̃[s] times the g's it met
 #if CC1D_SILU
-            const float x0 = XW[0][0], x1 = XW[0][1];
+            float xv[kBtPer];
+#pragma unroll
+            for (int c = 0; c < kBtPer; ++c) xv[c] = XW[0][c];
 #else
-            float xv[2];
+            float xv[kBtPer];
             bt_unpack(xs[s * kWords], xv);
-            const float x0 = xv[0], x1 = xv[1];
 #endif
-            float acc[2] = {0.0f, 0.0f};
+            float acc[kBtPer];
+#pragma unroll
+            for (int c = 0; c < kBtPer; ++c) acc[c] = 0.0f;
 #pragma unroll
             for (int k = 0; k <= CC1D_K; ++k) {
-                acc[0] = fmaf(st.w[0][k], G[CC1D_K - k][0], acc[0]);
-                acc[1] = fmaf(st.w[1][k], G[CC1D_K - k][1], acc[1]);
-                st.dw[0][k] = fmaf(x0, G[CC1D_K - k][0], st.dw[0][k]);
-                st.dw[1][k] = fmaf(x1, G[CC1D_K - k][1], st.dw[1][k]);
+#pragma unroll
+                for (int c = 0; c < kBtPer; ++c) acc[c] = fmaf(st.w[c][k], G[CC1D_K - k][c], acc[c]);
+#pragma unroll
+                for (int c = 0; c < kBtPer; ++c) st.dw[c][k] = fmaf(xv[c], G[CC1D_K - k][c], st.dw[c][k]);
             }
-            st.db[0] += gs[0];
-            st.db[1] += gs[1];
+#pragma unroll
+            for (int c = 0; c < kBtPer; ++c) st.db[c] += gs[c];
             if (kWhole || kWalk - 1 - i < out.rows) {
                 if (kWhole || out.vec) {
-                    *reinterpret_cast<unsigned int*>(out.at) = cc1d_pack_pair(acc[0], acc[1]);
+                    *reinterpret_cast<unsigned int*>(out.at) = bt_pack(acc);
                 } else {
-                    if (out.n > 0) out.at[0] = cc1d_to_x(acc[0]);
-                    if (out.n > 1) out.at[out.stride_d] = cc1d_to_x(acc[1]);
+#pragma unroll
+                    for (int c = 0; c < kBtPer; ++c)
+                        if (c < out.n) out.at[c * out.stride_d] = cc1d_to_x(acc[c]);
                 }
             }
             out.at -= out.stride_l;
@@ -224,7 +242,9 @@ CC1D_DEVICE void bt_walk(const cc1d_vec16* buf, int lane, int a, bt_out out, bt_
 #if CC1D_SILU
         if (i + 1 < kWalk) {   // on to s - 1: x̃[s - 1 - K] enters the window
 #pragma unroll
-            for (int k = 0; k < CC1D_K; ++k) XW[k][0] = XW[k + 1][0], XW[k][1] = XW[k + 1][1];
+            for (int k = 0; k < CC1D_K; ++k)
+#pragma unroll
+                for (int c = 0; c < kBtPer; ++c) XW[k][c] = XW[k + 1][c];
             bt_unpack(xs[(s - 1 - CC1D_K + kBtXLead) * kWords], XW[CC1D_K]);
         }
 #endif
@@ -238,7 +258,7 @@ CC1D_DEVICE void bt_block_sums(const cc1d_bwd_params& p, float* red, cc1d_i64 pa
     const int lane = threadIdx.x % kBtLanes, seg = threadIdx.x / kBtLanes;
     __syncthreads();
 #pragma unroll
-    for (int j = 0; j < 2; ++j)
+    for (int j = 0; j < kBtPer; ++j)
 #pragma unroll
         for (int k = 0; k < CC1D_BWD_SUMS; ++k)
             red[(seg * kBtSums + j * CC1D_BWD_SUMS + k) * kBtLanes + lane] = k < CC1D_WIDTH ? st.dw[j][k] : st.db[j];
@@ -261,12 +281,12 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_CL_THREADS, CC1D_BWD_CL_TI
     const unsigned int part = block / channel_blocks;
     const cc1d_i64 c0 = (cc1d_i64)(block - part * channel_blocks) * kBtChannels;
     const int lane = threadIdx.x % kBtLanes, seg = threadIdx.x / kBtLanes;
-    const cc1d_i64 c = c0 + 2 * lane;   // the thread's first channel
+    const cc1d_i64 c = c0 + kBtPer * lane;   // the thread's first channel
     const cc1d_i64 left = p.dim - c;
-    const int n = left <= 0 ? 0 : (left < 2 ? (int)left : 2);
+    const int n = left <= 0 ? 0 : (left < kBtPer ? (int)left : kBtPer);
     const bool vector_tile = p.vector_ok != 0 && c0 + kBtChannels <= p.dim;
 
-    const auto raw_weights = cc1d_fetch_channel_weights<2>(p, c);
+    const auto raw_weights = cc1d_fetch_channel_weights<kBtPer>(p, c);
     const cc1d_i64 units = p.batch * p.tiles;
     const cc1d_i64 first = (cc1d_i64)part * p.units_per_part;
     const cc1d_i64 last = first + p.units_per_part < units ? first + p.units_per_part : units;
@@ -282,7 +302,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_CL_THREADS, CC1D_BWD_CL_TI
     bt_state st;
     cc1d_widen_channel_weights(raw_weights, st.w, st.bias);
 #pragma unroll
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < kBtPer; ++j) {
         st.bias[j] = cc1d_hold_taps(st.w[j], st.bias[j]);
 #pragma unroll
         for (int k = 0; k < CC1D_WIDTH; ++k) st.dw[j][k] = 0.0f;
@@ -313,6 +333,6 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_CL_THREADS, CC1D_BWD_CL_TI
         if (kBtBuffers == 2) buffer ^= 1;
     }
 #pragma unroll
-    for (int j = 0; j < 2; ++j) cc1d_bwd_release_sums(st.dw[j], st.db[j]);
+    for (int j = 0; j < kBtPer; ++j) cc1d_bwd_release_sums(st.dw[j], st.db[j]);
     bt_block_sums(p, reinterpret_cast<float*>(bt_smem), part, c, n, st);
 }

@@ -358,25 +358,26 @@ TEST_CASE("backward: channel-last fp32 calls of long walks, walked in short ones
     }
 }
 
-TEST_CASE("backward: channel-last 16-bit calls below 2^24 elements, through the tile kernel") {
-    // 16-bit x up to width 4 without seq_idx or states: calls below 2^24 elements run the
-    // tile kernel (bwd_channel_last_tile.cu: tiles of 64 channels x 64 steps, blocks
-    // walking several tiles). Channels past a whole tile (1001, 130, 65 and 3: element
-    // staging and stores), lengths 1 to 4099 (partial last tiles, a walk crossing batch
-    // rows), every width and both activations, views rotated (misaligned and strided ones
-    // stage element by element too), deterministic and atomic, dweight fp32 or 16-bit,
-    // accumulate. Small enough for the sanitizers.
+TEST_CASE("backward: channel-last calls below 2^24 elements, through the tile kernel") {
+    // Up to width 4 without seq_idx or states, calls below 2^24 elements run the tile
+    // kernel (bwd_channel_last_tile.cu: tiles of 64 channels of 16-bit x or 32 of fp32 by
+    // 64 steps, blocks walking several tiles). Channels past a whole tile (1001, 130, 65,
+    // 3: element staging and stores), lengths 1 to 4099 (partial last tiles, a walk
+    // crossing batch rows), every dtype and width and both activations, views rotated
+    // (misaligned and strided ones stage element by element too), deterministic and
+    // atomic, dweight fp32 or x's dtype, accumulate. Small enough for the sanitizers.
     MainBackwardKernelsOnly main_kernels;   // the short calls here would take bwd_small.cu
     struct Shape {
         std::int64_t B, D, L;
     };
-    const Shape shapes[] = {{3, 1001, 777}, {2, 64, 65}, {5, 130, 1031}, {1, 512, 4099},
-                            {4, 65, 1}, {2, 3, 300}, {1, 256, 64}, {6, 192, 129}};
+    const Shape shapes[] = {{3, 1001, 777}, {2, 64, 65},  {5, 130, 1031}, {1, 512, 4099}, {4, 65, 1},  {2, 3, 300},
+                            {1, 256, 64},   {6, 192, 129}, {2, 33, 517},   {3, 96, 2000},  {1, 32, 33}, {2, 1000, 250}};
+    const DType dtypes[] = {DType::bf16, DType::fp16, DType::fp32};
     std::uint64_t index = 0;
     for (const Shape& shape : shapes) {
         const int turn = static_cast<int>(index);
-        const DType x = turn % 2 ? DType::fp16 : DType::bf16;
-        BackwardVariant v{Layout::channel_last, {x, x}, turn % 4 + 1, turn % 3 ? Activation::silu : Activation::none,
+        const DType x = dtypes[turn % 3];
+        BackwardVariant v{Layout::channel_last, {x, x}, turn % 4 + 1, (turn / 3) % 2 ? Activation::silu : Activation::none,
                           turn != 5, false, false, false, turn % 4 != 2};
         const int views = turn % 3 == 1 ? 0 : turn;   // contiguous (vector tiles) or rotated
         const Run r{shape.B, shape.D, shape.L, view_kind(views, true), view_kind(views ? views + 1 : 0, true),

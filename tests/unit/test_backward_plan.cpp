@@ -1,13 +1,14 @@
 // How the backward splits a call over blocks. Channel-last: one wave at most (a thread
 // walks its chunk for the whole call, so a second wave would double the time), as full
 // as whole chunks allow, but for fp32 calls whose wave of walks would be long (several
-// waves of short walks then); the tile kernel for 16-bit calls below 2^24 elements
-// (without seq_idx or states, up to width 4); and a workspace query that covers the plan
-// of any multiprocessor count. Channel-first: tiles within the shared memory a
+// waves of short walks then); the tile kernel for calls below 2^24 elements (without
+// seq_idx or states, up to width 4; fp32 only with rows of whole 16-byte vectors); and a
+// workspace query that covers the plan of any multiprocessor count. Channel-first: tiles within the shared memory a
 // block gets without opting in, the tile shapes and splits the measurements chose, and a
 // workspace query that covers the plan of any multiprocessor count.
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -151,11 +152,11 @@ TEST_CASE("channel-last backward plan: walks shorter than the minimum chunk only
     CHECK(medium.parts == 64);
 }
 
-TEST_CASE("channel-last backward plan: 16-bit calls below 2^24 elements take the tile kernel") {
+TEST_CASE("channel-last backward plan: calls below 2^24 elements take the tile kernel") {
     auto plan_of = [](Variant v, std::int64_t batch, std::int64_t dim, std::int64_t seqlen) {
         return backward::plan_channel_last(v, shape_only_args(batch, dim, seqlen, v.x_dtype), kH200Multiprocessors);
     };
-    constexpr std::int64_t kRows = CC1D_BWD_CL_TILE_STEPS * CC1D_BWD_CL_THREADS / (CC1D_BWD_CL_TILE_CHANNELS / 2);
+    constexpr std::int64_t kRows = CC1D_BWD_CL_TILE_STEPS * CC1D_BWD_CL_THREADS / 32;
     for (const DType dtype : {DType::fp16, DType::bf16}) {
         for (const int width : {1, 2, 3, 4}) {
             for (const bool silu : {false, true}) {
@@ -170,7 +171,7 @@ TEST_CASE("channel-last backward plan: 16-bit calls below 2^24 elements take the
                 const backward::Plan plan = plan_of(v, 4, 4096, 512);
                 CHECK(plan.tile);
                 CHECK(plan.tile_len == kRows);
-                CHECK(plan.channel_groups == 4096 / CC1D_BWD_CL_TILE_CHANNELS);
+                CHECK(plan.channel_groups == 4096 / CC1D_BWD_CL_TILE_CHANNELS(2));
                 CHECK(plan.units_per_part == 3);
                 CHECK(blocks_of(plan) == 704);
                 // One element short of 2^24 still tiles; 2^24 (8x2048x1024) walks registers.
@@ -179,9 +180,19 @@ TEST_CASE("channel-last backward plan: 16-bit calls below 2^24 elements take the
             }
         }
     }
-    // Not for fp32, seq_idx, states or widths past 4, at any size.
-    Variant fp32 = backward_variant(DType::fp32);
-    CHECK_FALSE(plan_of(fp32, 4, 256, 512).tile);
+    // fp32: tiles of 32 channels, but only for rows of whole 16-byte vectors (an x of 1001
+    // channels, or a dx view starting 4 bytes into its buffer, keeps the register walk).
+    const Variant fp32 = backward_variant(DType::fp32);
+    const backward::Plan plan32 = plan_of(fp32, 4, 4096, 512);
+    CHECK(plan32.tile);
+    CHECK(plan32.channel_groups == 4096 / CC1D_BWD_CL_TILE_CHANNELS(4));
+    CHECK(CC1D_BWD_CL_TILE_CHANNELS(4) == 32);
+    CHECK_FALSE(plan_of(fp32, 3, 1001, 777).tile);
+    BackwardArgs shifted = shape_only_args(4, 256, 512, DType::fp32);
+    shifted.dx = Tensor(reinterpret_cast<void*>(std::uintptr_t(4)), DType::fp32, {4, 256, 512}, {256 * 512, 1, 256});
+    CHECK_FALSE(backward::plan_channel_last(fp32, shifted, kH200Multiprocessors).tile);
+    CHECK(plan_of(backward_variant(DType::bf16), 3, 1001, 777).tile);   // 16-bit: either way
+    // Not for seq_idx, states or widths past 4, at any size.
     Variant seq = backward_variant(DType::bf16);
     seq.seq_idx = true;
     CHECK_FALSE(plan_of(seq, 4, 256, 512).tile);

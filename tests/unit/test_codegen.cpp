@@ -44,7 +44,7 @@ TEST_CASE("backward and update sources name their second kernel; varlen has none
     CHECK(source.text.find("CC1D_ENTRY_REDUCE") == std::string::npos);
 }
 
-TEST_CASE("16-bit channel-last backward modules up to width 4 without seq_idx or states carry the tile kernel") {
+TEST_CASE("channel-last backward modules up to width 4 without seq_idx or states carry the tile kernel") {
     Variant v;
     v.op = Op::bwd;
     v.layout = Layout::channel_last;
@@ -57,7 +57,7 @@ TEST_CASE("16-bit channel-last backward modules up to width 4 without seq_idx or
             CAPTURE(to_string(x));
             CAPTURE(width);
             const auto source = codegen::render_source(v, "hip");
-            const bool tiled = x != DType::fp32 && width <= 4;
+            const bool tiled = width <= 4;
             CHECK(source.third_entry == (tiled ? v.entry_name() + "_tile" : ""));
             CHECK((source.text.find("#define CC1D_ENTRY_TILE " + v.entry_name() + "_tile") != std::string::npos) == tiled);
             CHECK((source.text.find("CC1D_ENTRY_TILE(cc1d_bwd_params p)") != std::string::npos) == tiled);

@@ -62,23 +62,37 @@ std::int64_t fill_wave(std::int64_t chunk, std::int64_t seqlen, std::int64_t bat
 }
 
 // Calls below this many elements (B·L·D) run the tile kernel where the module has one.
-// On an H200 (docs/perf.md, entry 104), against the register walk: 4x4096x512 (2^23)
-// 6-13% faster, 4x256x4096 9-13%, 4x256x512 20-25%, 3x1001x777 23%; 8x2048x1024 (2^24)
-// 1-6% faster without SiLU but 6% slower with it at width 4; 4x5376x4096 2-7% slower.
+// On an H200 (docs/perf.md, entry 104), against the register walk, 16-bit: 4x4096x512
+// (2^23) 6-13% faster, 4x256x4096 9-14%, 4x256x512 19-24%, 3x1001x777 23%; 8x2048x1024
+// (2^24) 1-6% faster without SiLU but 6% slower with it at width 4; 4x5376x4096 2-7%
+// slower. fp32: 4x256x512 16-17% faster, 4x256x4096 8-12%, 4x4096x512 6-7%, 2x2048x2048
+// 5-13%.
 constexpr std::int64_t kTileMaxElements = std::int64_t(1) << 24;
 
+// Whether a call takes the tile kernel: below kTileMaxElements, in a module that has it;
+// fp32 only with rows of whole 16-byte vectors (element-staged, 3x1001x777 fp32 ran 64%
+// slower than the register walk, whose fp32 lanes load their channel's 4 bytes a step).
+bool takes_tile(const Variant& variant, const BackwardArgs& args) {
+    if (*codegen::third_kernel(variant).suffix == 0) return false;
+    if (args.x.shape[0] * args.x.shape[1] * args.x.shape[2] >= kTileMaxElements) return false;
+    return dtype_size(variant.x_dtype) != 4 ||
+           (util::rows_vectorizable(args.x, 1) && util::rows_vectorizable(args.dout, 1) &&
+            util::rows_vectorizable(args.dx, 1));
+}
+
 // The tile kernel (bwd_channel_last_tile.cu): blocks of CC1D_BWD_CL_TILE_CHANNELS
-// channels each walk units_per_part (batch row, tile) units in order. As many parts as
+// channels (64 of 16-bit x, 32 of fp32) each walk units_per_part (batch row, tile) units in order. As many parts as
 // one wave holds, every part the same number of units: the blocks end together, and each
 // emits one partial row however many tiles it walked.
-Plan plan_channel_last_tile(const BackwardArgs& args, int sm_count) {
+Plan plan_channel_last_tile(const Variant& variant, const BackwardArgs& args, int sm_count) {
     const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
-    // Segments along time: the threads a tile has past the lanes of its channels (2 a lane).
-    constexpr std::int64_t kTileRows = CC1D_BWD_CL_TILE_STEPS * (CC1D_BWD_CL_THREADS / (CC1D_BWD_CL_TILE_CHANNELS / 2));
+    // Segments along time: the threads a tile has past its 32 lanes (one 4-byte word of a row each).
+    constexpr std::int64_t kTileRows = CC1D_BWD_CL_TILE_STEPS * (CC1D_BWD_CL_THREADS / 32);
+    const std::int64_t channels = CC1D_BWD_CL_TILE_CHANNELS(static_cast<int>(dtype_size(variant.x_dtype)));
     Plan plan;
     plan.tile = true;
     plan.block.x = CC1D_BWD_CL_THREADS;
-    plan.channel_groups = util::ceil_div(dim, std::int64_t(CC1D_BWD_CL_TILE_CHANNELS));
+    plan.channel_groups = util::ceil_div(dim, channels);
     plan.tile_len = kTileRows;
     plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen, kTileRows));
     const std::int64_t units = std::max<std::int64_t>(1, batch * plan.tiles);
@@ -93,8 +107,7 @@ Plan plan_channel_last_tile(const BackwardArgs& args, int sm_count) {
 
 Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_count) {
     const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
-    if (*codegen::third_kernel(variant).suffix != 0 && batch * seqlen * dim < kTileMaxElements)
-        return plan_channel_last_tile(args, sm_count);
+    if (takes_tile(variant, args)) return plan_channel_last_tile(variant, args, sm_count);
     const int threads_x = CC1D_BWD_CL_THREADS_X;
     const int threads_y = CC1D_BWD_CL_THREADS / CC1D_BWD_CL_THREADS_X;
     Plan plan;
