@@ -249,12 +249,7 @@ CC1D_DEVICE void bl_emit_dx(const cc1d_bwd_params& p, const bl_row& row, const b
 }
 
 // Per-thread weights and sums.
-struct bl_state {
-    float w[kBlCpt][CC1D_WIDTH];
-    float bias[kBlCpt];
-    float dw[kBlCpt][CC1D_WIDTH];
-    float db[kBlCpt];
-};
+typedef cc1d_bwd_thread_state<kBlCpt> bl_state;
 
 // The thread's slots in shared memory: step n of a batch at [n * CC1D_BWD_CL_THREADS + tid]
 // of one buffer (x, dout and ids each hold kBlBuffers buffers back to back).

@@ -150,12 +150,7 @@ CC1D_DEVICE unsigned int bt_pack(const float (&v)[kBtPer]) {
 }
 
 // Per-thread weights and sums of its channels.
-struct bt_state {
-    float w[kBtPer][CC1D_WIDTH];
-    float bias[kBtPer];
-    float dw[kBtPer][CC1D_WIDTH];
-    float db[kBtPer];
-};
+typedef cc1d_bwd_thread_state<kBtPer> bt_state;
 
 // Where a thread's dx goes: `at` is dx of the thread's first channel at its segment's
 // last own step (walked first); rows of the segment before L; vec: one 4-byte store.

@@ -395,6 +395,15 @@ CC1D_DEVICE void cc1d_bwd_emit(const cc1d_bwd_params& p, cc1d_i64 part, cc1d_i64
 #endif
 }
 
+// A backward thread's weights and bias (fp32, as held: cc1d_hold_taps) and its dweight /
+// dbias sums, for the N channels it owns.
+template <int N> struct cc1d_bwd_thread_state {
+    float w[N][CC1D_WIDTH];
+    float bias[N];
+    float dw[N][CC1D_WIDTH];
+    float db[N];
+};
+
 // The block's dweight/dbias sums out via cc1d_bwd_emit, from `red`: a row of `sums` floats
 // ([channel][k]) for each of `rows` x `cols` threads, at red[(row * sums + j) * cols + col].
 // Thread (row, col) adds sums j = row, row + rows, ... of its column over the rows in row
