@@ -609,22 +609,6 @@ CC1D_DEVICE void bl_walk(const cc1d_bwd_params& p, const bl_row& row, const bl_l
     }
 }
 
-// Sums of the blockDim.y threads of each channel, in index order, then out via cc1d_bwd_emit.
-// `red` aliases the staging slots, hence the barrier first.
-CC1D_DEVICE void bl_block_sums(const cc1d_bwd_params& p, float* red, cc1d_i64 part, const bl_lane& lane, const bl_state& st) {
-    const int bx = blockDim.x, by = blockDim.y, tx = threadIdx.x, ty = threadIdx.y;
-    constexpr int kSums = kBlCpt * CC1D_BWD_SUMS;   // per thread: [channel][k]
-    __syncthreads();
-#pragma unroll
-    for (int c = 0; c < kBlCpt; ++c)
-#pragma unroll
-        for (int k = 0; k < CC1D_BWD_SUMS; ++k)
-            red[(ty * kSums + c * CC1D_BWD_SUMS + k) * bx + tx] = k < CC1D_WIDTH ? st.dw[c][k] : st.db[c];
-    __syncthreads();
-    cc1d_wait_prior_grid();   // the zeroing kernel before an atomic target (overlapped launch)
-    cc1d_bwd_emit_block_sums(p, red, part, lane.c0, lane.n, kSums, by, bx, ty, tx);
-}
-
 extern "C" __global__ void BL_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
     __shared__ cc1d_vec16 bl_smem[(kBlSharedBytes + 15) / 16];
     // The reduce kernel may be scheduled now; it waits for this one to finish.
@@ -675,7 +659,9 @@ extern "C" __global__ void BL_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
     }
 #pragma unroll
     for (int c = 0; c < kBlCpt; ++c) cc1d_bwd_release_sums(st.dw[c], st.db[c]);
-    bl_block_sums(p, reinterpret_cast<float*>(bl_smem), group, lane, st);
+    // The blockDim.y threads of each channel summed in index order (`red` aliases the staging slots).
+    cc1d_bwd_block_sums(p, reinterpret_cast<float*>(bl_smem), group, lane.c0, lane.n, st, blockDim.y, blockDim.x,
+                        threadIdx.y, threadIdx.x);
 }
 
 extern "C" __global__ void __launch_bounds__(CC1D_REDUCE_THREADS) CC1D_ENTRY_REDUCE(cc1d_bwd_params p) {

@@ -246,22 +246,6 @@ CC1D_DEVICE void bt_walk(const cc1d_vec16* buf, int lane, int a, bt_out out, bt_
     }
 }
 
-// Sums of the block's segments for each of a lane's channel sums, in segment order, then
-// out via cc1d_bwd_emit. `red` aliases the tiles, hence the barrier first.
-CC1D_DEVICE void bt_block_sums(const cc1d_bwd_params& p, float* red, cc1d_i64 part, cc1d_i64 c, int n,
-                               const bt_state& st) {
-    const int lane = threadIdx.x % kBtLanes, seg = threadIdx.x / kBtLanes;
-    __syncthreads();
-#pragma unroll
-    for (int j = 0; j < kBtPer; ++j)
-#pragma unroll
-        for (int k = 0; k < CC1D_BWD_SUMS; ++k)
-            red[(seg * kBtSums + j * CC1D_BWD_SUMS + k) * kBtLanes + lane] = k < CC1D_WIDTH ? st.dw[j][k] : st.db[j];
-    __syncthreads();
-    cc1d_wait_prior_grid();   // the zeroing kernel before an atomic target (overlapped launch)
-    cc1d_bwd_emit_block_sums(p, red, part, c, n, kBtSums, kBtSegments, kBtLanes, seg, lane);
-}
-
 // 6 blocks an SM (24 warps) at most 80 registers each (the walk needs 64-80 without
 // spills), and 6 blocks' two buffers fit the shared memory.
 extern "C" __global__ void __launch_bounds__(CC1D_BWD_CL_THREADS, CC1D_BWD_CL_TILE_BLOCKS_PER_SM)
@@ -329,5 +313,6 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_CL_THREADS, CC1D_BWD_CL_TI
     }
 #pragma unroll
     for (int j = 0; j < kBtPer; ++j) cc1d_bwd_release_sums(st.dw[j], st.db[j]);
-    bt_block_sums(p, reinterpret_cast<float*>(bt_smem), part, c, n, st);
+    // The segments' sums of each channel summed in segment order (`red` aliases the tiles).
+    cc1d_bwd_block_sums(p, reinterpret_cast<float*>(bt_smem), part, c, n, st, kBtSegments, kBtLanes, seg, lane);
 }

@@ -404,17 +404,28 @@ template <int N> struct cc1d_bwd_thread_state {
     float db[N];
 };
 
-// The block's dweight/dbias sums out via cc1d_bwd_emit, from `red`: a row of `sums` floats
-// ([channel][k]) for each of `rows` x `cols` threads, at red[(row * sums + j) * cols + col].
-// Thread (row, col) adds sums j = row, row + rows, ... of its column over the rows in row
-// order (the same bits every run) for channels c0 + j / CC1D_BWD_SUMS below c0 + n.
-CC1D_DEVICE void cc1d_bwd_emit_block_sums(const cc1d_bwd_params& p, const float* red, cc1d_i64 part, cc1d_i64 c0, int n,
-                                          int sums, int rows, int cols, int row, int col) {
-    for (int j = row; j < sums; j += rows) {
+// A block's dweight/dbias sums out via cc1d_bwd_emit: each of its rows x cols threads
+// (thread (row, col) owning channels c0 .. c0 + n - 1, n <= N) parks its sums in `red`
+// (which may alias the block's tiles: hence the barrier first), then thread (row, col)
+// adds sums j = row, row + rows, ... of its column over the rows in row order (the same
+// bits every run) and emits them.
+template <int N>
+CC1D_DEVICE void cc1d_bwd_block_sums(const cc1d_bwd_params& p, float* red, cc1d_i64 part, cc1d_i64 c0, int n,
+                                     const cc1d_bwd_thread_state<N>& st, int rows, int cols, int row, int col) {
+    constexpr int kSums = N * CC1D_BWD_SUMS;   // per thread: [channel][k]
+    __syncthreads();
+#pragma unroll
+    for (int c = 0; c < N; ++c)
+#pragma unroll
+        for (int k = 0; k < CC1D_BWD_SUMS; ++k)
+            red[(row * kSums + c * CC1D_BWD_SUMS + k) * cols + col] = k < CC1D_WIDTH ? st.dw[c][k] : st.db[c];
+    __syncthreads();
+    cc1d_wait_prior_grid();   // the zeroing kernel before an atomic target (overlapped launch)
+    for (int j = row; j < kSums; j += rows) {
         const int c = j / CC1D_BWD_SUMS, k = j - c * CC1D_BWD_SUMS;
         if (c >= n) continue;
         float sum = 0.0f;
-        for (int y = 0; y < rows; ++y) sum += red[(y * sums + j) * cols + col];
+        for (int y = 0; y < rows; ++y) sum += red[(y * kSums + j) * cols + col];
         cc1d_bwd_emit(p, part, c0 + c, k, sum);
     }
 }
