@@ -77,7 +77,7 @@ std::string template_text(const std::string& file_name) {
     fail(ErrorCode::invalid_argument, "no embedded kernel template named '{}'", file_name);
 }
 
-SecondKernel second_kernel(const Variant& variant) {
+ModuleKernel second_kernel(const Variant& variant) {
     switch (variant.op) {
         case Op::bwd:
             if (variant.small_call) return {"", ""};
@@ -95,7 +95,7 @@ SecondKernel second_kernel(const Variant& variant) {
     }
 }
 
-SecondKernel third_kernel(const Variant& variant) {
+ModuleKernel third_kernel(const Variant& variant) {
     if (variant.op == Op::bwd && !variant.small_call && variant.layout == Layout::channel_last &&
         CC1D_BWD_CL_TILE_KERNEL(static_cast<int>(dtype_size(variant.x_dtype)), variant.width, variant.seq_idx,
                                 variant.initial_states || variant.final_states))

@@ -27,16 +27,16 @@ struct RenderedSource {
 // ("_staged", CC1D_ENTRY_STAGED, CC1D_FWD_CF_STAGED_KERNEL), the packed prefill's
 // sequence-finishing kernel with conv-state slots ("_finish", CC1D_ENTRY_FINISH); empty
 // for variants with one kernel.
-struct SecondKernel {
+struct ModuleKernel {
     const char* suffix;
     const char* macro;
 };
-SecondKernel second_kernel(const Variant& variant);
+ModuleKernel second_kernel(const Variant& variant);
 
 // The third kernel of a variant's module, as second_kernel names it: the channel-last
 // backward's tile kernel ("_tile", CC1D_ENTRY_TILE, bwd_channel_last_tile.cu, appended to
 // the family's template) in the modules of CC1D_BWD_CL_TILE_KERNEL; empty for the rest.
-SecondKernel third_kernel(const Variant& variant);
+ModuleKernel third_kernel(const Variant& variant);
 
 // backend: "cuda" or "hip".
 RenderedSource render_source(const Variant& variant, const std::string& backend);

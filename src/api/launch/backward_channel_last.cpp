@@ -75,9 +75,7 @@ constexpr std::int64_t kTileMaxElements = std::int64_t(1) << 24;
 bool takes_tile(const Variant& variant, const BackwardArgs& args) {
     if (*codegen::third_kernel(variant).suffix == 0) return false;
     if (args.x.shape[0] * args.x.shape[1] * args.x.shape[2] >= kTileMaxElements) return false;
-    return dtype_size(variant.x_dtype) != 4 ||
-           (util::rows_vectorizable(args.x, 1) && util::rows_vectorizable(args.dout, 1) &&
-            util::rows_vectorizable(args.dx, 1));
+    return dtype_size(variant.x_dtype) != 4 || vector_rows(variant, args);
 }
 
 // The tile kernel (bwd_channel_last_tile.cu): blocks of CC1D_BWD_CL_TILE_CHANNELS

@@ -45,6 +45,13 @@ int dw_mode(const Variant& variant, const BackwardArgs& args, const Plan& plan) 
     return args.dweight.dtype == DType::fp32 ? CC1D_DW_ATOMIC_DIRECT : CC1D_DW_ATOMIC_PARTIAL;
 }
 
+bool vector_rows(const Variant& variant, const BackwardArgs& args) {
+    // Vectors run along L (channel-first) or D (channel-last) in x, dout and dx alike.
+    const int axis = variant.layout == Layout::channel_last ? 1 : 2;
+    return util::rows_vectorizable(args.x, axis) && util::rows_vectorizable(args.dout, axis) &&
+           util::rows_vectorizable(args.dx, axis);
+}
+
 cc1d_bwd_params make_params(const Variant& variant, const BackwardArgs& args) {
     cc1d_bwd_params p{};
     p.x = args.x.data;
@@ -95,10 +102,7 @@ cc1d_bwd_params make_params(const Variant& variant, const BackwardArgs& args) {
     p.dw_stride_d = args.dweight.strides[0];
     p.dw_stride_k = args.dweight.strides[1];
     if (present(args.dbias)) p.db_stride = args.dbias.strides[0];
-    // Vectors run along L (channel-first) or D (channel-last) in x, dout and dx alike.
-    const int axis = variant.layout == Layout::channel_last ? 1 : 2;
-    p.vector_ok = util::rows_vectorizable(args.x, axis) && util::rows_vectorizable(args.dout, axis) &&
-                  util::rows_vectorizable(args.dx, axis);
+    p.vector_ok = vector_rows(variant, args);
     p.dw_is_fp32 = args.dweight.dtype == DType::fp32;
     p.accumulate = args.accumulate;
     return p;

@@ -40,6 +40,10 @@ int dw_mode(const Variant& variant, const BackwardArgs& args, const Plan& plan);
 // themselves), then the seq masks of plan.seq_mask_stride (from a 256-byte boundary).
 std::size_t workspace_bytes(const Variant& variant, const BackwardArgs& args, const Plan& plan);
 
+// Whether x, dout and dx all have rows of whole 16-byte vectors along the layout's
+// contiguous axis (L channel-first, D channel-last): cc1d_bwd_params.vector_ok.
+bool vector_rows(const Variant& variant, const BackwardArgs& args);
+
 // Pointers, shapes, strides and flags; the split and the modes are run()'s.
 cc1d_bwd_params make_params(const Variant& variant, const BackwardArgs& args);
 
