@@ -58,7 +58,7 @@
 // 16-bit x, 1 of fp32; 4 segments: tiles of CC1D_BWD_CL_TILE_CHANNELS channels x 64
 // steps), and a multiprocessor holds CC1D_BWD_CL_TILE_BLOCKS_PER_SM blocks (launch
 // bounds; the host fills a wave of them).
-#define CC1D_BWD_CL_TILE_KERNEL(x_bytes, width, seq_idx, states) ((width) <= 4 && !(seq_idx) && !(states))
+#define CC1D_BWD_CL_TILE_KERNEL(width, seq_idx, states) ((width) <= 4 && !(seq_idx) && !(states))
 #define CC1D_BWD_CL_TILE_STEPS 16
 #define CC1D_BWD_CL_TILE_CHANNELS(x_bytes) (32 * 4 / (x_bytes))
 #define CC1D_BWD_CL_TILE_BLOCKS_PER_SM 6

@@ -97,8 +97,7 @@ ModuleKernel second_kernel(const Variant& variant) {
 
 ModuleKernel third_kernel(const Variant& variant) {
     if (variant.op == Op::bwd && !variant.small_call && variant.layout == Layout::channel_last &&
-        CC1D_BWD_CL_TILE_KERNEL(static_cast<int>(dtype_size(variant.x_dtype)), variant.width, variant.seq_idx,
-                                variant.initial_states || variant.final_states))
+        CC1D_BWD_CL_TILE_KERNEL(variant.width, variant.seq_idx, variant.initial_states || variant.final_states))
         return {"_tile", "CC1D_ENTRY_TILE"};
     return {"", ""};
 }
