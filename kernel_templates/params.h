@@ -37,11 +37,6 @@
 // (cc1d_bwd_params.stage_async says which; backward_channel_first.cpp chooses).
 #define CC1D_BWD_CF_ILP(elem_bytes) ((elem_bytes) == 2 ? 4 : 2)
 #define CC1D_BWD_CF_REG_ILP 2
-// Channel-first backward modules that also carry the pipelined walk (bwd_channel_first.cu,
-// bf_walk_pipelined; the host runs it for long tiles of several units a block on
-// fast-memory devices): 16-bit x with SiLU at widths 2-4, without seq_idx or final states.
-#define CC1D_BWD_CF_PIPELINED_KERNEL(x_bytes, silu, width, seq_idx, final_states) \
-    ((x_bytes) == 2 && (silu) && (width) >= 2 && (width) <= 4 && !(seq_idx) && !(final_states))
 #define CC1D_BWD_CL_THREADS 128   // channel-last backward: threads per block ...
 #define CC1D_BWD_CL_THREADS_X 32  // ... of which this many along channels (the rest split time)
 #define CC1D_BWD_CL_MIN_CHUNK 32  // shortest time chunk a channel-last thread walks

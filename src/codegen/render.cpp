@@ -96,14 +96,9 @@ ModuleKernel second_kernel(const Variant& variant) {
 }
 
 ModuleKernel third_kernel(const Variant& variant) {
-    if (variant.op != Op::bwd || variant.small_call) return {"", ""};
-    if (variant.layout == Layout::channel_last &&
+    if (variant.op == Op::bwd && !variant.small_call && variant.layout == Layout::channel_last &&
         CC1D_BWD_CL_TILE_KERNEL(variant.width, variant.seq_idx, variant.initial_states || variant.final_states))
         return {"_tile", "CC1D_ENTRY_TILE"};
-    if (variant.layout == Layout::channel_first &&
-        CC1D_BWD_CF_PIPELINED_KERNEL(static_cast<int>(dtype_size(variant.x_dtype)), variant.activation == Activation::silu,
-                                     variant.width, variant.seq_idx, variant.final_states))
-        return {"_pipelined", "CC1D_ENTRY_PIPELINED"};
     return {"", ""};
 }
 
@@ -122,9 +117,7 @@ RenderedSource render_source(const Variant& raw, const std::string& backend) {
     out.text += template_text("params.h");
     out.text += template_text("common.h");
     out.text += template_text(family_template(variant));
-    if (!out.third_entry.empty())
-        out.text += template_text(variant.layout == Layout::channel_last ? "bwd_channel_last_tile.cu"
-                                                                          : "bwd_channel_first_pipelined.cu");
+    if (!out.third_entry.empty()) out.text += template_text("bwd_channel_last_tile.cu");
     return out;
 }
 

@@ -35,10 +35,7 @@ ModuleKernel second_kernel(const Variant& variant);
 
 // The third kernel of a variant's module, as second_kernel names it: the channel-last
 // backward's tile kernel ("_tile", CC1D_ENTRY_TILE, bwd_channel_last_tile.cu, appended to
-// the family's template) in the modules of CC1D_BWD_CL_TILE_KERNEL, the channel-first
-// backward's pipelined walk ("_pipelined", CC1D_ENTRY_PIPELINED,
-// bwd_channel_first_pipelined.cu, appended likewise) in those of
-// CC1D_BWD_CF_PIPELINED_KERNEL; empty for the rest.
+// the family's template) in the modules of CC1D_BWD_CL_TILE_KERNEL; empty for the rest.
 ModuleKernel third_kernel(const Variant& variant);
 
 // backend: "cuda" or "hip".

@@ -13,7 +13,6 @@
 #include <memory>
 #include <optional>
 
-#include "api/launch/backward_plan.hpp"
 #include "reference/reference.hpp"
 #include "support/small_call_paths.hpp"
 #include "support/case_inputs.hpp"
@@ -274,49 +273,6 @@ TEST_CASE("backward: channel-first 16-bit tiles staged both ways (CC1D_MEMORY_GB
                     run_backward_case(v, r, seed);
                 }
     }
-}
-
-TEST_CASE("backward: channel-first 16-bit SiLU walks pipelined (fast DRAM, long tiles, several units a block)") {
-    // With CC1D_MEMORY_GBPS as a fast-memory device's, 16-bit SiLU calls at widths 2-4
-    // without seq_idx or final states whose threads take 3-4 vectors a tile and whose
-    // blocks walk 2 units or more run the module's pipelined walk
-    // (bwd_channel_first_pipelined.cu: the next unit's copies under this unit's dx pass).
-    // Rows of 4099 steps (two tiles, the second of one partial vector; walks crossing batch
-    // rows), 2047 (64-thread tiles of 4 vectors, a partial last vector) and 1535 (3
-    // vectors), over enough channels that the plan keeps those tiles on GPUs of up to ~190
-    // multiprocessors (the check below says when it does not); both dtypes, widths 2-4,
-    // initial states and dinitial_states, views rotated (strided and misaligned rows copy
-    // element by element), deterministic and atomic sums, accumulate.
-    ScopedEnv memory("CC1D_MEMORY_GBPS", "5000");
-    struct Shape {
-        std::int64_t B, D, L;
-    };
-    const Shape shapes[] = {{3, 600, 4099}, {2, 1000, 2047}, {3, 1600, 1535}, {5, 600, 4096}};
-    const int sm_count = gpu().multiprocessor_count(0);
-    std::uint64_t index = 0;
-    for (const Shape& shape : shapes)
-        for (DType x : {DType::bf16, DType::fp16}) {
-            const int turn = static_cast<int>(index);
-            BackwardVariant v{Layout::channel_first, {x, x}, turn % 3 + 2, Activation::silu, turn % 4 != 3, false,
-                              turn % 2 == 0, false, turn % 3 != 1};
-            const int views = turn % 3 == 0 ? 0 : turn;   // contiguous (cp.async copies) or rotated
-            const Run r{shape.B, shape.D, shape.L, view_kind(views, false), view_kind(views ? views + 1 : 0, false),
-                        view_kind(views ? views + 2 : 0, false), view_kind(views, false), turn % 2 == 1, turn % 4 == 2,
-                        v.initial_states};
-            const std::uint32_t seed = case_seed(28, index++);
-            INFO(v.name(), " | ", r.name(), " | seed ", seed);
-            {
-                std::mt19937 rng(seed);
-                const BackwardTensors t(v, r, rng);
-                const BackwardArgs args = t.args(v, r, true);
-                const launch::backward::Plan plan =
-                    launch::backward::plan_channel_first(validate::backward(args), args, sm_count, true);
-                INFO("threads ", plan.block.x, " x ", plan.ilp, " vectors, ", plan.units_per_part, " units a block, ",
-                     sm_count, " multiprocessors");
-                CHECK(plan.pipelined);   // else this case tests the main kernel only
-            }
-            run_backward_case(v, r, seed);
-        }
 }
 
 TEST_CASE("backward: fp32 channel-first walks without SiLU, dout buffers alternating by unit") {

@@ -445,57 +445,6 @@ TEST_CASE("channel-first backward plan: the measured tile shapes") {
         }
 }
 
-TEST_CASE("channel-first backward plan: the pipelined walk for 16-bit SiLU tiles of 3-4 vectors a thread, walks of 2+ units, fast DRAM") {
-    Variant bf16 = backward_variant(DType::bf16, Layout::channel_first);
-    auto plan = [&](const Variant& v, std::int64_t batch, std::int64_t dim, std::int64_t seqlen, bool fast_memory) {
-        return backward::plan_channel_first(v, channel_first_args(batch, dim, seqlen, v.x_dtype), kH200Multiprocessors,
-                                            fast_memory);
-    };
-    // 4x5376x4096: 4 vectors a thread, 4 units (batch rows) a block.
-    const backward::Plan big = plan(bf16, 4, 5376, 4096, true);
-    CHECK(big.ilp == 4);
-    CHECK(big.units_per_part == 4);
-    CHECK(big.pipelined);
-    CHECK_FALSE(plan(bf16, 4, 5376, 4096, false).pipelined);   // an H100's DRAM: the main kernel
-    // 3 vectors a thread (rows of 1536 steps, 64-thread tiles) too; 2 or 1 not.
-    const backward::Plan three = plan(bf16, 8, 4096, 1536, true);
-    CHECK(three.ilp == 3);
-    CHECK(three.pipelined);
-    const backward::Plan two = plan(bf16, 8, 2048, 1024, true);
-    CHECK(two.ilp == 2);
-    CHECK_FALSE(two.pipelined);
-    CHECK_FALSE(plan(bf16, 4, 4096, 512, true).pipelined);
-    // One unit a block: nothing to overlap.
-    const backward::Plan one = plan(bf16, 1, 5376, 4096, true);
-    CHECK(one.units_per_part == 1);
-    CHECK_FALSE(one.pipelined);
-    // Only in the modules that carry it: not fp32, not without SiLU, not with seq_idx or
-    // final states, not at width 1 or past 4; with initial states yes.
-    Variant fp32 = backward_variant(DType::fp32, Layout::channel_first);
-    CHECK_FALSE(plan(fp32, 4, 5376, 4096, true).pipelined);
-    Variant none = bf16;
-    none.activation = Activation::none;
-    CHECK_FALSE(plan(none, 4, 5376, 4096, true).pipelined);
-    Variant seq = bf16;
-    seq.seq_idx = true;
-    CHECK_FALSE(plan(seq, 4, 5376, 4096, true).pipelined);
-    Variant fin = bf16;
-    fin.final_states = true;
-    CHECK_FALSE(plan(fin, 4, 5376, 4096, true).pipelined);
-    for (int width : {1, 5, 8}) {
-        Variant w = bf16;
-        w.width = width;
-        CAPTURE(width);
-        CHECK_FALSE(plan(w, 4, 5376, 4096, true).pipelined);
-    }
-    Variant init = bf16;
-    init.initial_states = true;
-    CHECK(plan(init, 4, 5376, 4096, true).pipelined);
-    Variant fp16 = bf16;
-    fp16.x_dtype = fp16.weight_dtype = DType::fp16;
-    CHECK(plan(fp16, 4, 5376, 4096, true).pipelined);
-}
-
 TEST_CASE("backward reduce: rows split into runs only past one batch, runs that divide the block") {
     for (std::int64_t parts = 1; parts <= 1000; ++parts) {
         CAPTURE(parts);

@@ -4,7 +4,6 @@
 
 #include "api/launch/backward_plan.hpp"
 #include "api/launch/launch_util.hpp"
-#include "codegen/render.hpp"
 
 namespace cc1d::launch {
 namespace backward {
@@ -56,21 +55,6 @@ void size_tile(const Variant& v, std::int64_t row_vectors, int vec, int max_ilp,
         threads = more_threads;
         ilp = more_ilp;
     }
-}
-
-// Whether a call takes the module's pipelined walk (bwd_channel_first.cu,
-// bf_walk_pipelined: the next unit's loads under this unit's dx pass): in a module that
-// has it (16-bit SiLU at widths 2-4 without seq_idx or final states, always staged by
-// cp.async), on fast-memory devices, for tiles of at least kPipelinedMinIlp vectors a
-// thread and walks of at least two units. On an H200 (docs/perf.md, entries 106-107) the
-// overlap ran 4x5376x4096 (4 vectors a thread, 4 units a block) 2.3-2.9% faster, but
-// calls of 1-2 vectors a thread 1-3% slower (8x2048x1024, 4x256x4096, 4x4096x512), single
-// units too (the medium shape); on an H100, where the tile's loads are not what it waits
-// on, within ±0.3% on 4x5376x4096 and 0.4-3.3% slower on the rest.
-constexpr int kPipelinedMinIlp = 3;
-bool takes_pipelined(const Variant& variant, const Plan& plan, bool fast_memory) {
-    return *codegen::third_kernel(variant).suffix != 0 && fast_memory && plan.stage_async &&
-           plan.ilp >= kPipelinedMinIlp && plan.units_per_part >= 2;
 }
 
 }  // namespace
@@ -137,7 +121,6 @@ Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm
     plan.units_per_part = units <= kFewUnits ? std::max<std::int64_t>(units, 1)
                                              : std::max<std::int64_t>(1, util::ceil_div(units, wanted_parts));
     plan.parts = std::max<std::int64_t>(1, util::ceil_div(units, plan.units_per_part));
-    plan.pipelined = takes_pipelined(variant, plan, fast_memory);
     return plan;
 }
 

@@ -24,7 +24,6 @@ struct Plan {
     bool stage_async = false;          // channel-first 16-bit: tiles staged by cp.async (where it can)
     std::int64_t seq_mask_stride = 0;  // channel-first with seq_idx: masks a row in the workspace (else 0)
     bool tile = false;                 // channel-last: the module's tile kernel runs (else its main kernel)
-    bool pipelined = false;            // channel-first: the module's pipelined walk runs (else its main kernel)
 };
 
 // The plans. `sm_count` sets how many blocks make the GPU busy; in both layouts the parts
