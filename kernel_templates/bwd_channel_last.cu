@@ -421,8 +421,10 @@ struct bl_bounds {
 // Step i of a batch: position s = sb - i, its slot kBlSteps - 1 - i, dx[s] at `dx`.
 // kEdge: the step may lie past the chunk's own positions, before the row start or near
 // its end, or the lane may be unaligned. A batch with none of that (most of them) walks
-// with kEdge false: no per-step tests, dx stored as one vector.
-template <bool kEdge>
+// with kEdge false: no per-step tests, dx stored as one vector. kIds (seq_idx): the step
+// compares seq ids and moves them through the window; a batch whose every id is that of
+// one sequence walks without (bl_batch_sequence), as without seq_idx.
+template <bool kEdge, bool kIds>
 CC1D_DEVICE void bl_step(const cc1d_bwd_params& p, const bl_row& row, const bl_lane& lane, const bl_stage& stage,
                          const bl_bounds& at, cc1d_i64 sb, int i, x_t* dx, bl_windows& win, bl_state& st) {
     const int slot = (kBlSteps - 1 - i) * CC1D_BWD_CL_THREADS + stage.tid;
@@ -432,9 +434,11 @@ CC1D_DEVICE void bl_step(const cc1d_bwd_params& p, const bl_row& row, const bl_l
 #else
     const bl_raw xr = stage.x[slot];   // x̃[s]
 #if CC1D_HAS_SEQ_IDX
+    if (kIds) {
 #pragma unroll
-    for (int m = CC1D_K; m > 0; --m) win.ids[m] = win.ids[m - 1];
-    win.ids[0] = stage.id[slot];
+        for (int m = CC1D_K; m > 0; --m) win.ids[m] = win.ids[m - 1];
+        win.ids[0] = stage.id[slot];
+    }
 #endif
     constexpr int me = 0;
 #endif
@@ -448,7 +452,7 @@ CC1D_DEVICE void bl_step(const cc1d_bwd_params& p, const bl_row& row, const bl_l
 #pragma unroll
         for (int k = 0; k <= CC1D_K; ++k) {
 #if CC1D_HAS_SEQ_IDX
-            if (win.ids[k] == win.ids[me]) z = fmaf(st.w[c][k], win.XW[CC1D_K - k][c], z);
+            if (!kIds || win.ids[k] == win.ids[me]) z = fmaf(st.w[c][k], win.XW[CC1D_K - k][c], z);
 #else
             z = fmaf(st.w[c][k], win.XW[CC1D_K - k][c], z);
 #endif
@@ -456,7 +460,7 @@ CC1D_DEVICE void bl_step(const cc1d_bwd_params& p, const bl_row& row, const bl_l
         gv = cc1d_bwd_held_grad(gv, z);
 #endif
 #if CC1D_HAS_SEQ_IDX
-        if (win.ids[me] < 0) gv = 0.0f;   // padding: the output was forced to 0
+        if (kIds && win.ids[me] < 0) gv = 0.0f;   // padding: the output was forced to 0
 #endif
         gs[c] = !kEdge || i <= at.pos ? gv : 0.0f;
     }
@@ -480,7 +484,7 @@ CC1D_DEVICE void bl_step(const cc1d_bwd_params& p, const bl_row& row, const bl_l
 #pragma unroll
             for (int k = 0; k <= CC1D_K; ++k) {
 #if CC1D_HAS_SEQ_IDX
-                const bool same = win.ids[me + CC1D_K - k] == win.ids[me];   // id(s + K - k) against id(s)
+                const bool same = !kIds || win.ids[me + CC1D_K - k] == win.ids[me];   // id(s + K - k) against id(s)
 #else
                 const bool same = true;
 #endif
@@ -505,27 +509,50 @@ CC1D_DEVICE void bl_step(const cc1d_bwd_params& p, const bl_row& row, const bl_l
 #pragma unroll
     for (int c = 0; c < kBlCpt; ++c) win.XW[CC1D_K][c] = bl_float(xr, c);
 #if CC1D_HAS_SEQ_IDX
+    if (kIds) {
 #pragma unroll
-    for (int m = kBlIds - 1; m > 0; --m) win.ids[m] = win.ids[m - 1];
-    win.ids[0] = stage.id[slot];
+        for (int m = kBlIds - 1; m > 0; --m) win.ids[m] = win.ids[m - 1];
+        win.ids[0] = stage.id[slot];
+    }
 #endif
 #endif
 }
 
 // The steps of one staged batch, kBlUnroll per loop iteration, dx[sb] at `dx`; an edge
 // batch stops after its last walked step (at.bot).
-template <bool kEdge>
+template <bool kEdge, bool kIds>
 CC1D_DEVICE void bl_walk_batch(const cc1d_bwd_params& p, const bl_row& row, const bl_lane& lane, const bl_stage& stage,
                                const bl_bounds& at, cc1d_i64 sb, x_t* dx, bl_windows& win, bl_state& st) {
 #pragma unroll 1
     for (int i0 = 0; i0 < kBlSteps && (!kEdge || i0 <= at.bot); i0 += kBlUnroll) {
 #pragma unroll
         for (int j = 0; j < kBlUnroll; ++j) {
-            bl_step<kEdge>(p, row, lane, stage, at, sb, i0 + j, dx, win, st);
+            bl_step<kEdge, kIds>(p, row, lane, stage, at, sb, i0 + j, dx, win, st);
             dx -= p.dx_stride_l;
         }
     }
 }
+
+#if CC1D_HAS_SEQ_IDX
+// The sequence of a batch about to be walked, when every id its steps compare is that
+// one sequence's (>= 0): the window's (silu: positions sb - K .. sb + K; else sb + 1 ..
+// sb + K + 1) and the batch's staged ones (silu: sb - kBlSteps - K .. sb - K - 1; else
+// sb - kBlSteps + 1 .. sb), together every position from the batch's last step's window
+// to its first step's; else -1. Such a batch walks without comparing ids, which then gives
+// the same sums in the same order, and leaves every window id at that sequence. The lanes
+// of a warp walk the same steps, so they agree. Most batches of a packed batch of
+// sequences lie inside one: on an H200 the 16-bit SiLU walk took ~105 instructions a step
+// with the ids compared against ~86 without seq_idx (docs/perf.md, entries 97 and 108).
+CC1D_DEVICE int bl_batch_sequence(const bl_stage& stage, const bl_windows& win) {
+    const int id = win.ids[0];
+    bool same = id >= 0;
+#pragma unroll
+    for (int m = 1; m < kBlIds; ++m) same &= win.ids[m] == id;
+#pragma unroll
+    for (int n = 0; n < kBlSteps; ++n) same &= stage.id[n * CC1D_BWD_CL_THREADS + stage.tid] == id;
+    return same ? id : -1;
+}
+#endif
 
 // The thread's weights and bias as fp32 into st (held, cc1d_hold_taps).
 CC1D_DEVICE void bl_take_weights(const cc1d_bwd_params& p, const bl_lane& lane, bl_state& st) {
@@ -604,8 +631,16 @@ CC1D_DEVICE void bl_walk(const cc1d_bwd_params& p, const bl_row& row, const bl_l
         x_t* pdx = row.dx + sb * p.dx_stride_l;
         const bool interior = lane.vec && at.own <= 0 && at.bot >= kBlSteps - 1 && at.pos >= kBlSteps - 1 &&
                               (!CC1D_HAS_FINAL_STATES || at.fin < 0);
-        if (interior) bl_walk_batch<false>(p, row, lane, stage, at, sb, pdx, win, st);
-        else bl_walk_batch<true>(p, row, lane, stage, at, sb, pdx, win, st);
+#if CC1D_HAS_SEQ_IDX
+        const int one_sequence = interior ? bl_batch_sequence(stage, win) : -1;
+        if (one_sequence >= 0) {
+            bl_walk_batch<false, false>(p, row, lane, stage, at, sb, pdx, win, st);
+#pragma unroll
+            for (int m = 0; m < kBlIds; ++m) win.ids[m] = one_sequence;   // what the steps would have moved in
+        } else
+#endif
+        if (interior) bl_walk_batch<false, true>(p, row, lane, stage, at, sb, pdx, win, st);
+        else bl_walk_batch<true, true>(p, row, lane, stage, at, sb, pdx, win, st);
     }
 }
 

@@ -388,12 +388,14 @@ TEST_CASE("backward: channel-last calls below 2^24 elements, through the tile ke
     }
 }
 
-TEST_CASE("backward: channel-last 16-bit seq_idx with long sequences, batches inside one and across several") {
+TEST_CASE("backward: channel-last seq_idx with long sequences, batches inside one and across several") {
     // 2 x 523 x 2053: sequences up to half a row long (random_seq_idx) between short ones
-    // and padding; widths 3-4 hold 4 channels a thread (3 blocks per multiprocessor), 5-8
-    // two; 523 channels leave a partial channel group.
+    // and padding, so the walk's batches come inside one sequence (walked without
+    // comparing ids, bl_batch_sequence), across several and in padding; 16-bit widths 3-4
+    // hold 4 channels a thread (3 blocks per multiprocessor), 5-8 two, fp32 two and one;
+    // 523 channels leave a partial channel group.
     std::uint64_t index = 0;
-    for (DType x : {DType::bf16, DType::fp16})
+    for (DType x : {DType::bf16, DType::fp16, DType::fp32})
         for (int width : {3, 4, 5, 8}) {
             const int turn = static_cast<int>(index);
             BackwardVariant v{Layout::channel_last, {x, x}, width, turn % 2 ? Activation::silu : Activation::none, true,
