@@ -252,14 +252,36 @@ CC1D_DEVICE void bl_emit_dx(const cc1d_bwd_params& p, const bl_row& row, const b
 typedef cc1d_bwd_thread_state<kBlCpt> bl_state;
 
 // The thread's slots in shared memory: step n of a batch at [n * CC1D_BWD_CL_THREADS + tid]
-// of one buffer (x, dout and ids each hold kBlBuffers buffers back to back).
+// of one buffer (x, dout and ids each hold kBlBuffers buffers back to back). With
+// kBlRowIds the ids are the row's (the blockDim.x threads of one threadIdx.y, one warp,
+// which walk the same steps): step n's at [row * kBlSteps + n], copied by the row's
+// lanes in turn and read by all (bl_id_index).
 struct bl_stage {
     bl_raw* x;
     bl_raw* d;
     int* id;
     int tid;
+    int row, tx, lanes;      // kBlRowIds: threadIdx.y, threadIdx.x, the row's walking lanes
+    unsigned int row_mask;   // kBlRowIds: those lanes (the low `lanes` of the warp)
 };
 constexpr int kBlBufferSlots = kBlSteps * CC1D_BWD_CL_THREADS;
+// seq_idx with cp.async: a batch's ids staged once a row, not once a thread. Every thread
+// copying the id its row shares (32 lanes, one address, 32 slots) kept the L1 busy: on an
+// H200 the 16-bit SiLU walk with seq_idx ran at 73% of L1/TEX throughput against 30%
+// without seq_idx, 25% slower (docs/perf.md, entry 108).
+constexpr bool kBlRowIds = CC1D_HAS_SEQ_IDX && kBlAsync;
+CC1D_DEVICE int bl_id_index(const bl_stage& stage, int n) {
+    return kBlRowIds ? stage.row * kBlSteps + n : n * CC1D_BWD_CL_THREADS + stage.tid;
+}
+// kBlRowIds: the row's lanes wait here for each other, so that ids one lane copied are
+// seen by all (after each one's bl_wait_staged) and none is overwritten while read.
+CC1D_DEVICE void bl_sync_row_ids(const bl_stage& stage) {
+#if BL_ASYNC_STAGE && CC1D_HAS_SEQ_IDX
+    if (kBlRowIds) __syncwarp(stage.row_mask);
+#else
+    (void)stage;
+#endif
+}
 CC1D_DEVICE bl_stage bl_buffer(const bl_stage& stage, int buffer) {
     bl_stage b = stage;
     b.x += buffer * kBlBufferSlots;
@@ -304,6 +326,18 @@ __host__ __device__ constexpr int bl_group() {
 }
 constexpr int kBlGroup = bl_group();
 
+// kBlRowIds: the row's ids of slots n >= n_x0 (position x_first + n), one a lane in turn.
+CC1D_DEVICE void bl_stage_row_ids(const cc1d_bwd_params& p, const bl_row& row, const bl_stage& st, cc1d_i64 x_first,
+                                  int n_x0) {
+#if BL_ASYNC_STAGE && CC1D_HAS_SEQ_IDX
+    if (!kBlRowIds) return;
+    for (int n = st.tx; n < kBlSteps; n += st.lanes)
+        if (n >= n_x0) bl_copy_async<4>(st.id + bl_id_index(st, n), row.seq + (x_first + n) * p.seq_stride_l);
+#else
+    (void)p; (void)row; (void)st; (void)x_first; (void)n_x0;
+#endif
+}
+
 // Loads the batch whose steps are the positions q0 .. q0 + kBlSteps - 1: slot n gets
 // dout[q0 + n] and x̃ / id at q0 + n - kBlAhead. Slots a walk never reads (below s_bot)
 // get zeros without a load. Every load of a group (with cp.async: of the batch) is
@@ -315,6 +349,7 @@ CC1D_DEVICE void bl_stage_batch(const cc1d_bwd_params& p, const bl_row& row, con
     const int n_x = bl_steps_bound(s_bot - kBlLook - x_first);
     const int n_x0 = bl_steps_bound(-x_first) > n_x ? bl_steps_bound(-x_first) : n_x;
     const int n_d = bl_steps_bound((s_bot > 0 ? s_bot : 0) - q0);   // dout used and at a position >= 0
+    bl_sync_row_ids(st);   // every lane of the row done with the ids this buffer held
 #if BL_ASYNC_STAGE
     if (kBlAsync && lane.vec) {
         // No destination registers: a rolled loop keeps every copy in flight just the same,
@@ -328,12 +363,13 @@ CC1D_DEVICE void bl_stage_batch(const cc1d_bwd_params& p, const bl_row& row, con
                 const int slot = n * CC1D_BWD_CL_THREADS + st.tid;
                 bl_copy_async<kBlCopyBytes>(st.x + slot, px);
 #if CC1D_HAS_SEQ_IDX
-                bl_copy_async<4>(st.id + slot, row.seq + (x_first + n) * p.seq_stride_l);
+                if (!kBlRowIds) bl_copy_async<4>(st.id + slot, row.seq + (x_first + n) * p.seq_stride_l);
 #endif
                 bl_copy_async<kBlCopyBytes>(st.d + slot, pd);
                 px += p.x_stride_l;
                 pd += p.dout_stride_l;
             }
+            bl_stage_row_ids(p, row, st, x_first, n_x0);
             asm volatile("cp.async.commit_group;" ::: "memory");
             return;
         }
@@ -344,7 +380,7 @@ CC1D_DEVICE void bl_stage_batch(const cc1d_bwd_params& p, const bl_row& row, con
             if (n >= n_x0) {
                 bl_copy_async<kBlCopyBytes>(st.x + slot, px);
 #if CC1D_HAS_SEQ_IDX
-                bl_copy_async<4>(st.id + slot, row.seq + (x_first + n) * p.seq_stride_l);
+                if (!kBlRowIds) bl_copy_async<4>(st.id + slot, row.seq + (x_first + n) * p.seq_stride_l);
 #endif
             } else if (n < n_x) {
                 st.x[slot] = bl_raw_zero();
@@ -355,7 +391,9 @@ CC1D_DEVICE void bl_stage_batch(const cc1d_bwd_params& p, const bl_row& row, con
             pd += p.dout_stride_l;
         }
         // One group per batch; the walk waits for it (bl_wait_staged). Each thread reads
-        // only its own slots: waiting for its own copies is enough.
+        // only its own slots: waiting for its own copies is enough (row ids: and the
+        // row's bl_sync_row_ids).
+        bl_stage_row_ids(p, row, st, x_first, n_x0);
         asm volatile("cp.async.commit_group;" ::: "memory");
     } else
 #endif
@@ -383,10 +421,16 @@ CC1D_DEVICE void bl_stage_batch(const cc1d_bwd_params& p, const bl_row& row, con
                 if (n >= n_x0 || n < n_x) st.x[slot] = rx[j];
                 st.d[slot] = rd[j];
 #if CC1D_HAS_SEQ_IDX
-                if (n >= n_x0 || n < n_x) st.id[slot] = rid[j];
+                if (!kBlRowIds && (n >= n_x0 || n < n_x)) st.id[slot] = rid[j];
 #endif
             }
         }
+#if BL_ASYNC_STAGE
+        if (kBlRowIds) {   // an unaligned lane (the tail of D) takes its turn at the row's ids too
+            bl_stage_row_ids(p, row, st, x_first, n_x0);
+            asm volatile("cp.async.commit_group;" ::: "memory");
+        }
+#endif
     }
     // x̃ before the row start (chunk 0): initial_states or zeros, and the id of the first
     // sequence. At most K + kBlAhead slots, once per row.
@@ -395,7 +439,7 @@ CC1D_DEVICE void bl_stage_batch(const cc1d_bwd_params& p, const bl_row& row, con
         const int slot = n * CC1D_BWD_CL_THREADS + st.tid;
         st.x[slot] = bl_load_x(p, row, lane, x_first + n);
 #if CC1D_HAS_SEQ_IDX
-        st.id[slot] = bl_id_at(p, row, x_first + n);
+        if (!kBlRowIds || st.tx == 0) st.id[bl_id_index(st, n)] = bl_id_at(p, row, x_first + n);
 #endif
     }
 }
@@ -437,7 +481,7 @@ CC1D_DEVICE void bl_step(const cc1d_bwd_params& p, const bl_row& row, const bl_l
     if (kIds) {
 #pragma unroll
         for (int m = CC1D_K; m > 0; --m) win.ids[m] = win.ids[m - 1];
-        win.ids[0] = stage.id[slot];
+        win.ids[0] = stage.id[bl_id_index(stage, kBlSteps - 1 - i)];
     }
 #endif
     constexpr int me = 0;
@@ -512,7 +556,7 @@ CC1D_DEVICE void bl_step(const cc1d_bwd_params& p, const bl_row& row, const bl_l
     if (kIds) {
 #pragma unroll
         for (int m = kBlIds - 1; m > 0; --m) win.ids[m] = win.ids[m - 1];
-        win.ids[0] = stage.id[slot];
+        win.ids[0] = stage.id[bl_id_index(stage, kBlSteps - 1 - i)];
     }
 #endif
 #endif
@@ -549,7 +593,7 @@ CC1D_DEVICE int bl_batch_sequence(const bl_stage& stage, const bl_windows& win) 
 #pragma unroll
     for (int m = 1; m < kBlIds; ++m) same &= win.ids[m] == id;
 #pragma unroll
-    for (int n = 0; n < kBlSteps; ++n) same &= stage.id[n * CC1D_BWD_CL_THREADS + stage.tid] == id;
+    for (int n = 0; n < kBlSteps; ++n) same &= stage.id[bl_id_index(stage, n)] == id;
     return same ? id : -1;
 }
 #endif
@@ -622,6 +666,7 @@ CC1D_DEVICE void bl_walk(const cc1d_bwd_params& p, const bl_row& row, const bl_l
             bl_wait_staged(more ? 1 : 0);
             buffer ^= 1;
         }
+        bl_sync_row_ids(stage);   // the row's copies of this batch's ids, landed
 
         bl_bounds at;
         at.own = bl_steps_bound(sb - t_end + 1);
@@ -668,6 +713,12 @@ extern "C" __global__ void BL_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
     stage.d = stage.x + kBlBuffers * kBlBufferSlots;
     stage.id = reinterpret_cast<int*>(stage.d + kBlBuffers * kBlBufferSlots);
     stage.tid = (int)(threadIdx.y * blockDim.x + threadIdx.x);
+    stage.row = (int)threadIdx.y;
+    stage.tx = (int)threadIdx.x;
+    // The lanes that walk: every lane of the row up to the end of D (lanes past it skip
+    // the walk), all present here.
+    stage.row_mask = kBlRowIds ? cc1d_ballot_group32(lane.n > 0) : 0u;
+    stage.lanes = __popc(stage.row_mask);
 
     bl_state st;   // weights from the first walk on (bl_walk)
 #pragma unroll
