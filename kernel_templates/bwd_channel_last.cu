@@ -585,8 +585,11 @@ CC1D_DEVICE void bl_walk_batch(const cc1d_bwd_params& p, const bl_row& row, cons
 // to its first step's; else -1. Such a batch walks without comparing ids, which then gives
 // the same sums in the same order, and leaves every window id at that sequence. The lanes
 // of a warp walk the same steps, so they agree. Most batches of a packed batch of
-// sequences lie inside one: on an H200 the 16-bit SiLU walk took ~105 instructions a step
-// with the ids compared against ~86 without seq_idx (docs/perf.md, entries 97 and 108).
+// sequences lie inside one, and the compares are most of what seq_idx adds to a step
+// (16-bit SiLU width 4: 421 instructions per 4 steps against 353). On an H200, with the
+// ids staged once a row (kBlRowIds), 4x5376x4096 at width 8 ran 11% faster than without
+// this and 8x2048x1024 3%, but width 4 there 1.5% slower (one round, docs/perf.md entry
+// 108); with every thread copying its ids it lost 4-7% at widths 2-4.
 CC1D_DEVICE int bl_batch_sequence(const bl_stage& stage, const bl_windows& win) {
     const int id = win.ids[0];
     bool same = id >= 0;
