@@ -409,7 +409,7 @@ CC1D_DEVICE void bl_stage_batch(const cc1d_bwd_params& p, const bl_row& row, con
                 rid[j] = -1;
                 if (n >= n_x0 && n < kBlSteps) {
                     rx[j] = bl_load(row.x + (x_first + n) * p.x_stride_l, p.x_stride_d, lane);
-                    rid[j] = bl_id_at(p, row, x_first + n);
+                    if (!kBlRowIds) rid[j] = bl_id_at(p, row, x_first + n);   // (row ids: bl_stage_row_ids)
                 }
                 if (n >= n_d && n < kBlSteps) rd[j] = bl_load(row.dout + (q0 + n) * p.dout_stride_l, p.dout_stride_d, lane);
             }
