@@ -278,6 +278,79 @@ CC1D_DEVICE void bf_dinit(const cc1d_bwd_params& p, const bf_shared& s, const bf
 #endif
 }
 
+#if CC1D_HAS_SEQ_IDX
+// Past width 4 a warp whose vectors all lie inside one sequence leaves their masks
+// untested: each lane checks that its vector (and, for dx, the K positions after it) is
+// in one sequence with no padding, or past the row end (lane_done), and the warp votes,
+// so it runs one form of the code and none diverges. Most vectors of packed sequences
+// qualify (the bench's sequences are 1 to L/3 long, a warp of 16-bit vectors covers 256
+// positions), and taking a mask apart and testing a bit a term is most of what seq_idx
+// adds to the passes. On an H200 width 8 ran 9% faster that way (bf16 SiLU,
+// 4x5376x4096), but widths 2-4, whose K tests a position are fewer, ran 1-3% slower, and
+// 5.5% on 8x2048x1024: the check, the vote and the larger code cost them more than the
+// tests (docs/perf.md, entry 109).
+constexpr bool kBfMayUntest = CC1D_WIDTH > 4;
+CC1D_DEVICE bool bf_warp_untested(bool lane_done, bool lane_full) { return cc1d_warp_all(lane_done || lane_full); }
+#endif
+
+// g of the own vector j (row position pos) and its dw/db terms, from its staged dout and
+// x̃ window (phase 2 of the header comment). kTest: the seq masks decide which terms count
+// and which positions are padding; else all count (no seq_idx, or bf_warp_untested).
+template <bool kTest>
+CC1D_DEVICE void bf_grad_vector(const bf_shared& s, int j, const float (&w)[CC1D_WIDTH], float bias,
+                                float (&g)[CC1D_VEC], float (&dw)[CC1D_WIDTH], float& db) {
+    // Positions past the row end need no test: their dout was loaded as 0 and their
+    // x window is finite wherever x is, so their g is 0 (zeros dx needs there too).
+    // win[m] = x̃[pos - K + m].
+    const cc1d_vec16 dout = s.d[j];
+    float win[CC1D_K + CC1D_VEC];
+#pragma unroll
+    for (int h = 0; h < kBfHalo + 1; ++h) {
+        const cc1d_vec16 v = s.x[j + h];
+#pragma unroll
+        for (int e = 0; e < CC1D_VEC; ++e) {
+            const int m = h * CC1D_VEC + e - (kBfHaloElems - CC1D_K);
+            if (m >= 0) win[m] = cc1d_v16_float(v, e);
+        }
+    }
+#if CC1D_HAS_SEQ_IDX
+    const cc1d_seq_masks own = s.masks[j];
+#endif
+#pragma unroll
+    for (int e = 0; e < CC1D_VEC; ++e) {
+        float gv = cc1d_v16_float(dout, e);
+#if CC1D_HAS_SEQ_IDX
+        const unsigned int mask = cc1d_seq_mask_of(own, e);
+#endif
+#if CC1D_SILU
+        float z = bias;
+#pragma unroll
+        for (int k = 0; k <= CC1D_K; ++k) {
+#if CC1D_HAS_SEQ_IDX
+            if (!kTest || cc1d_seq_same(mask, CC1D_K - k)) z = fmaf(w[k], win[e + k], z);
+#else
+            z = fmaf(w[k], win[e + k], z);
+#endif
+        }
+        gv = cc1d_bwd_held_grad(gv, z);
+#endif
+#if CC1D_HAS_SEQ_IDX
+        if (kTest && !cc1d_seq_real(mask)) gv = 0.0f;   // padding: the output was forced to 0
+#endif
+        g[e] = gv;
+        db += gv;
+#pragma unroll
+        for (int k = 0; k <= CC1D_K; ++k) {
+#if CC1D_HAS_SEQ_IDX
+            if (!kTest || cc1d_seq_same(mask, CC1D_K - k)) dw[k] = fmaf(gv, win[e + k], dw[k]);
+#else
+            dw[k] = fmaf(gv, win[e + k], dw[k]);
+#endif
+        }
+    }
+    (void)bias;
+}
+
 // g and the dw/db sums for the tile's own vectors (phase 2 of the header comment).
 CC1D_DEVICE void bf_grad_pass(const cc1d_bwd_params& p, const bf_shared& s, const bf_tile& t, const float (&w)[CC1D_WIDTH],
                               float bias, float (&dw)[CC1D_WIDTH], float& db) {
@@ -289,57 +362,15 @@ CC1D_DEVICE void bf_grad_pass(const cc1d_bwd_params& p, const bf_shared& s, cons
         float g[CC1D_VEC];
 #pragma unroll
         for (int e = 0; e < CC1D_VEC; ++e) g[e] = 0.0f;
+#if CC1D_HAS_SEQ_IDX
+        const bool untested = kBfMayUntest && bf_warp_untested(pos >= t.L, cc1d_seq_masks_full(s.masks[j], CC1D_VEC));
         if (pos < t.L) {
-            // Positions past the row end need no test: their dout was loaded as 0 and their
-            // x window is finite wherever x is, so their g is 0 (zeros dx needs there too).
-            // win[m] = x̃[pos - K + m].
-            const cc1d_vec16 dout = s.d[j];
-            float win[CC1D_K + CC1D_VEC];
-#pragma unroll
-            for (int h = 0; h < kBfHalo + 1; ++h) {
-                const cc1d_vec16 v = s.x[j + h];
-#pragma unroll
-                for (int e = 0; e < CC1D_VEC; ++e) {
-                    const int m = h * CC1D_VEC + e - (kBfHaloElems - CC1D_K);
-                    if (m >= 0) win[m] = cc1d_v16_float(v, e);
-                }
-            }
-#if CC1D_HAS_SEQ_IDX
-            const cc1d_seq_masks own = s.masks[j];
-#endif
-#pragma unroll
-            for (int e = 0; e < CC1D_VEC; ++e) {
-                float gv = cc1d_v16_float(dout, e);
-#if CC1D_HAS_SEQ_IDX
-                const unsigned int mask = cc1d_seq_mask_of(own, e);
-#endif
-#if CC1D_SILU
-                float z = bias;
-#pragma unroll
-                for (int k = 0; k <= CC1D_K; ++k) {
-#if CC1D_HAS_SEQ_IDX
-                    if (cc1d_seq_same(mask, CC1D_K - k)) z = fmaf(w[k], win[e + k], z);
-#else
-                    z = fmaf(w[k], win[e + k], z);
-#endif
-                }
-                gv = cc1d_bwd_held_grad(gv, z);
-#endif
-#if CC1D_HAS_SEQ_IDX
-                if (!cc1d_seq_real(mask)) gv = 0.0f;   // padding: the output was forced to 0
-#endif
-                g[e] = gv;
-                db += gv;
-#pragma unroll
-                for (int k = 0; k <= CC1D_K; ++k) {
-#if CC1D_HAS_SEQ_IDX
-                    if (cc1d_seq_same(mask, CC1D_K - k)) dw[k] = fmaf(gv, win[e + k], dw[k]);
-#else
-                    dw[k] = fmaf(gv, win[e + k], dw[k]);
-#endif
-                }
-            }
+            if (untested) bf_grad_vector<false>(s, j, w, bias, g, dw, db);
+            else bf_grad_vector<true>(s, j, w, bias, g, dw, db);
         }
+#else
+        if (pos < t.L) bf_grad_vector<false>(s, j, w, bias, g, dw, db);
+#endif
         // Zeros past the row end too: dx of the last positions reads them. (BF_G_IS_DOUT:
         // nothing to store, the dx pass reads the staged dout.)
 #pragma unroll
@@ -350,7 +381,6 @@ CC1D_DEVICE void bf_grad_pass(const cc1d_bwd_params& p, const bf_shared& s, cons
             *bf_g_quarter(s, j, q) = v;
         }
     }
-    (void)bias;
 }
 
 // g of the K positions after the tile (for dx of the tile's last positions); these belong
@@ -386,6 +416,52 @@ CC1D_DEVICE void bf_grad_after(const cc1d_bwd_params& p, const bf_shared& s, con
     (void)p; (void)w; (void)bias;
 }
 
+// dx of the own vector j (row position pos), from gw[m] = g[pos + m], the own vector's g
+// and the next K (phase 3 of the header comment). kTest: the seq masks decide which terms
+// count; else all do (no seq_idx, or bf_warp_untested).
+template <bool kTest, int kGw>
+CC1D_DEVICE void bf_dx_vector(const cc1d_bwd_params& p, const bf_shared& s, const bf_tile& t, int j, cc1d_i64 pos,
+                              const float (&w)[CC1D_WIDTH], const float (&gw)[kGw]) {
+#if CC1D_HAS_SEQ_IDX
+    unsigned int mk[CC1D_VEC + CC1D_K];   // mk[m] = seq mask of pos + m
+    if (kTest) {
+#pragma unroll
+        for (int h = 0; h < kBfHalo + 1; ++h) {
+            const cc1d_seq_masks v = s.masks[j + h];
+#pragma unroll
+            for (int e = 0; e < CC1D_VEC; ++e)
+                if (h * CC1D_VEC + e < CC1D_VEC + CC1D_K) mk[h * CC1D_VEC + e] = cc1d_seq_mask_of(v, e);
+        }
+    }
+#endif
+    float dx[CC1D_VEC];
+#pragma unroll
+    for (int e = 0; e < CC1D_VEC; ++e) {
+        float acc = 0.0f;
+#pragma unroll
+        for (int k = 0; k <= CC1D_K; ++k) {
+#if CC1D_HAS_SEQ_IDX
+            if (!kTest || cc1d_seq_same(mk[e + CC1D_K - k], CC1D_K - k)) acc = fmaf(w[k], gw[e + CC1D_K - k], acc);
+#else
+            acc = fmaf(w[k], gw[e + CC1D_K - k], acc);
+#endif
+        }
+#if BF_G_IS_DOUT && CC1D_HAS_SEQ_IDX
+        if (kTest && !cc1d_seq_real(mk[e])) acc = 0.0f;   // padding: every g it sums is 0 (same id), not dout
+#endif
+#if CC1D_HAS_FINAL_STATES
+        // final_states[i] = x̃[L-K+i]: its gradient flows straight back.
+        const cc1d_i64 f = pos + e - (t.L - CC1D_K);
+        if (f >= 0 && pos + e < t.L) acc += s.fin[f];
+#endif
+        dx[e] = acc;
+    }
+    // Rounded to x_t two at a time where the hardware can (cc1d_v16_from_floats).
+    cc1d_v16_store(t.dxrow, p.dx_stride_l, pos, t.L, p.vector_ok != 0 && pos + CC1D_VEC <= t.L,
+                   cc1d_v16_from_floats(dx));
+    (void)s; (void)j;
+}
+
 // dx of the tile's own vectors (phase 3 of the header comment). The own g is read back
 // from shared memory rather than kept in registers across the barrier: that keeps the
 // kernel within the register budget ptxas aims for (no spills) at the cost of one more
@@ -396,6 +472,20 @@ CC1D_DEVICE void bf_dx_pass(const cc1d_bwd_params& p, const bf_shared& s, const 
     for (int i = 0; i < p.ilp; ++i) {
         const int j = tid + i * nt;
         const cc1d_i64 pos = t.t0 + (cc1d_i64)j * CC1D_VEC;
+#if CC1D_HAS_SEQ_IDX
+        // The own vector's masks and those of the K positions after it. Every lane stays
+        // in the loop to the end (continue, not break), so every vote has the whole warp.
+        bool untested = false;
+        if constexpr (kBfMayUntest) {
+            bool full = cc1d_seq_masks_full(s.masks[j], CC1D_VEC);
+#pragma unroll
+            for (int h = 1; h <= kBfHalo; ++h)
+                full = full && cc1d_seq_masks_full(s.masks[j + h], CC1D_K - (h - 1) * CC1D_VEC < CC1D_VEC
+                                                                       ? CC1D_K - (h - 1) * CC1D_VEC : CC1D_VEC);
+            untested = bf_warp_untested(pos >= t.L, full);
+            if (pos >= t.L) continue;
+        }
+#endif
         if (pos >= t.L) break;
         // gw[m] = g[pos + m]: the own vector and the next K.
 #if BF_G_IS_DOUT
@@ -417,40 +507,11 @@ CC1D_DEVICE void bf_dx_pass(const cc1d_bwd_params& p, const bf_shared& s, const 
         }
 #endif
 #if CC1D_HAS_SEQ_IDX
-        unsigned int mk[CC1D_VEC + CC1D_K];   // mk[m] = seq mask of pos + m
-#pragma unroll
-        for (int h = 0; h < kBfHalo + 1; ++h) {
-            const cc1d_seq_masks v = s.masks[j + h];
-#pragma unroll
-            for (int e = 0; e < CC1D_VEC; ++e)
-                if (h * CC1D_VEC + e < CC1D_VEC + CC1D_K) mk[h * CC1D_VEC + e] = cc1d_seq_mask_of(v, e);
-        }
-#endif
-        float dx[CC1D_VEC];
-#pragma unroll
-        for (int e = 0; e < CC1D_VEC; ++e) {
-            float acc = 0.0f;
-#pragma unroll
-            for (int k = 0; k <= CC1D_K; ++k) {
-#if CC1D_HAS_SEQ_IDX
-                if (cc1d_seq_same(mk[e + CC1D_K - k], CC1D_K - k)) acc = fmaf(w[k], gw[e + CC1D_K - k], acc);
+        if (untested) bf_dx_vector<false>(p, s, t, j, pos, w, gw);
+        else bf_dx_vector<true>(p, s, t, j, pos, w, gw);
 #else
-                acc = fmaf(w[k], gw[e + CC1D_K - k], acc);
+        bf_dx_vector<false>(p, s, t, j, pos, w, gw);
 #endif
-            }
-#if BF_G_IS_DOUT && CC1D_HAS_SEQ_IDX
-            if (!cc1d_seq_real(mk[e])) acc = 0.0f;   // padding: every g it sums is 0 (same id), not dout
-#endif
-#if CC1D_HAS_FINAL_STATES
-            // final_states[i] = x̃[L-K+i]: its gradient flows straight back.
-            const cc1d_i64 f = pos + e - (t.L - CC1D_K);
-            if (f >= 0 && pos + e < t.L) acc += s.fin[f];
-#endif
-            dx[e] = acc;
-        }
-        // Rounded to x_t two at a time where the hardware can (cc1d_v16_from_floats).
-        cc1d_v16_store(t.dxrow, p.dx_stride_l, pos, t.L, p.vector_ok != 0 && pos + CC1D_VEC <= t.L,
-                       cc1d_v16_from_floats(dx));
     }
 }
 

@@ -282,6 +282,22 @@ CC1D_DEVICE unsigned int cc1d_seq_mask_of(const cc1d_seq_masks& v, int e) {
 CC1D_DEVICE bool cc1d_seq_same(unsigned int m, int back) { return back == 0 || ((m >> back) & 1u) != 0u; }
 // Whether a position with mask m is in a sequence (not padding).
 CC1D_DEVICE bool cc1d_seq_real(unsigned int m) { return (m & 1u) != 0u; }
+// Whether masks 0 .. n-1 of a vector (n <= CC1D_VEC, a compile-time count) are all full:
+// those positions and the K before each in one sequence, none padding. Whole words at once.
+CC1D_DEVICE bool cc1d_seq_masks_full(const cc1d_seq_masks& v, int n) {
+    constexpr unsigned int full = (1u << (CC1D_K + 1)) - 1u;
+    constexpr int bits = 8 * (int)sizeof(cc1d_seq_mask), per_word = 32 / bits;
+    constexpr unsigned int full_word = bits == 8 ? full * 0x01010101u : full * 0x00010001u;
+    bool all = true;
+#pragma unroll
+    for (int i = 0; i < kSeqMaskWords; ++i) {
+        const int left = n - i * per_word;   // masks of this word to test
+        if (left <= 0) break;
+        const unsigned int keep = left >= per_word ? 0xffffffffu : (1u << (left * bits)) - 1u;
+        all = all && (v.w[i] & keep) == (full_word & keep);
+    }
+    return all;
+}
 
 // ==== Backward: where the dweight/dbias sums go =========================================
 // (used by bwd_channel_first.cu and bwd_channel_last.cu; nothing above depends on it)

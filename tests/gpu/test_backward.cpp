@@ -408,6 +408,27 @@ TEST_CASE("backward: channel-last seq_idx with long sequences, batches inside on
         }
 }
 
+TEST_CASE("backward: channel-first seq_idx with long sequences, warps of vectors inside one and across several") {
+    // 2 x 37 x 4099: sequences up to half a row long (random_seq_idx) between short ones
+    // and padding, so a warp's vectors (256 positions in 16-bit, 128 in fp32) come inside
+    // one sequence (both passes then leave the masks untested, bf_warp_untested), across
+    // several and in padding; width 16 in 16-bit has two-byte masks and two halo vectors
+    // after a vector (its dx vote tests both); the row end leaves lanes of the last warp
+    // past it.
+    std::uint64_t index = 0;
+    for (DType x : {DType::bf16, DType::fp16, DType::fp32})
+        for (int width : {2, 4, 5, 16}) {
+            const int turn = static_cast<int>(index);
+            BackwardVariant v{Layout::channel_first, {x, x}, width, turn % 2 ? Activation::silu : Activation::none, true,
+                              true, turn % 3 == 0, turn % 3 == 1, turn != 4};
+            const Run r{2, 37, 4099, view_kind(turn, false), view_kind(turn + 1, false), view_kind(turn + 2, false),
+                        view_kind(0, false), turn % 2 == 0, false, turn % 3 == 0};
+            const std::uint32_t seed = case_seed(27, index++);
+            INFO(v.name(), " | ", r.name(), " | seed ", seed);
+            run_backward_case(v, r, seed);
+        }
+}
+
 TEST_CASE("backward: small calls in one launch, 1 to 4 positions a thread, blocks of 1 to 256 channels") {
     // B·L from 1 (a block of 256 channels, one position each) to 1024 (one channel a
     // block, 4 positions a thread); D cuts the last block short; every feature at widths
