@@ -586,10 +586,12 @@ CC1D_DEVICE void bl_walk_batch(const cc1d_bwd_params& p, const bl_row& row, cons
 // the same sums in the same order, and leaves every window id at that sequence. The lanes
 // of a warp walk the same steps, so they agree. Most batches of a packed batch of
 // sequences lie inside one, and the compares are most of what seq_idx adds to a step
-// (16-bit SiLU width 4: 421 instructions per 4 steps against 353). On an H200, with the
-// ids staged once a row (kBlRowIds), 4x5376x4096 at width 8 ran 11% faster than without
-// this and 8x2048x1024 3%, but width 4 there 1.5% slower (one round, docs/perf.md entry
-// 108); with every thread copying its ids it lost 4-7% at widths 2-4.
+// (16-bit SiLU width 4: 421 instructions per 4 steps against 353). With the ids staged
+// once a row (kBlRowIds), 4x5376x4096 at width 8 ran 11% faster than without this on an
+// H200 and 14% on an H100; at width 4 it ran 1.5% slower there on the H200 (8x2048x1024
+// 3% faster) and 1-3% slower on the H100, every cell (docs/perf.md, entries 108-109).
+// So only walks past width 4, whose steps compare more ids, take it.
+constexpr bool kBlIdFreeBatches = CC1D_WIDTH > 4;
 CC1D_DEVICE int bl_batch_sequence(const bl_stage& stage, const bl_windows& win) {
     const int id = win.ids[0];
     bool same = id >= 0;
@@ -680,7 +682,7 @@ CC1D_DEVICE void bl_walk(const cc1d_bwd_params& p, const bl_row& row, const bl_l
         const bool interior = lane.vec && at.own <= 0 && at.bot >= kBlSteps - 1 && at.pos >= kBlSteps - 1 &&
                               (!CC1D_HAS_FINAL_STATES || at.fin < 0);
 #if CC1D_HAS_SEQ_IDX
-        const int one_sequence = interior ? bl_batch_sequence(stage, win) : -1;
+        const int one_sequence = kBlIdFreeBatches && interior ? bl_batch_sequence(stage, win) : -1;
         if (one_sequence >= 0) {
             bl_walk_batch<false, false>(p, row, lane, stage, at, sb, pdx, win, st);
 #pragma unroll
