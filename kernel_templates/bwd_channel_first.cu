@@ -286,9 +286,9 @@ CC1D_DEVICE void bf_dinit(const cc1d_bwd_params& p, const bf_shared& s, const bf
 // qualify (the bench's sequences are 1 to L/3 long, a warp of 16-bit vectors covers 256
 // positions), and taking a mask apart and testing a bit a term is most of what seq_idx
 // adds to the passes. On an H200 width 8 ran 9% faster that way (bf16 SiLU,
-// 4x5376x4096), but widths 2-4, whose K tests a position are fewer, ran 1-3% slower, and
-// 5.5% on 8x2048x1024: the check, the vote and the larger code cost them more than the
-// tests (docs/perf.md, entry 109).
+// 4x5376x4096), but widths 2-4, whose K tests a position are fewer, ran 1-4% slower
+// there and 5.5% on 8x2048x1024: the check, the vote and the larger code cost them more
+// than the tests (docs/perf.md, entry 109).
 constexpr bool kBfMayUntest = CC1D_WIDTH > 4;
 CC1D_DEVICE bool bf_warp_untested(bool lane_done, bool lane_full) { return cc1d_warp_all(lane_done || lane_full); }
 #endif

@@ -411,10 +411,10 @@ TEST_CASE("backward: channel-last seq_idx with long sequences, batches inside on
 TEST_CASE("backward: channel-first seq_idx with long sequences, warps of vectors inside one and across several") {
     // 2 x 37 x 4099: sequences up to half a row long (random_seq_idx) between short ones
     // and padding, so a warp's vectors (256 positions in 16-bit, 128 in fp32) come inside
-    // one sequence (both passes then leave the masks untested, bf_warp_untested), across
-    // several and in padding; width 16 in 16-bit has two-byte masks and two halo vectors
-    // after a vector (its dx vote tests both); the row end leaves lanes of the last warp
-    // past it.
+    // one sequence (past width 4 both passes then leave the masks untested,
+    // bf_warp_untested; widths 2 and 4 test them all), across several and in padding;
+    // width 16 in 16-bit has two-byte masks and two halo vectors after a vector (its dx
+    // vote tests both); the row end leaves lanes of the last warp past it.
     std::uint64_t index = 0;
     for (DType x : {DType::bf16, DType::fp16, DType::fp32})
         for (int width : {2, 4, 5, 16}) {
