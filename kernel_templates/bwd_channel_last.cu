@@ -588,9 +588,9 @@ CC1D_DEVICE void bl_walk_batch(const cc1d_bwd_params& p, const bl_row& row, cons
 // sequences lie inside one, and the compares are most of what seq_idx adds to a step
 // (16-bit SiLU width 4: 421 instructions per 4 steps against 353). With the ids staged
 // once a row (kBlRowIds), 4x5376x4096 at width 8 ran 11% faster than without this on an
-// H200 and 14% on an H100; at width 4 it ran 1.5% slower there on the H200 (8x2048x1024
-// 3% faster) and 1-3% slower on the H100, every cell (docs/perf.md, entries 108-109).
-// So only walks past width 4, whose steps compare more ids, take it.
+// H200 and 14% on an H100; at width 4 it ran 1-2% slower there on the H200 (but 3%
+// faster on 8x2048x1024) and 1-3% slower on the H100, every cell (docs/perf.md, entries
+// 108-109). So only walks past width 4, whose steps compare more ids, take it.
 constexpr bool kBlIdFreeBatches = CC1D_WIDTH > 4;
 CC1D_DEVICE int bl_batch_sequence(const bl_stage& stage, const bl_windows& win) {
     const int id = win.ids[0];
