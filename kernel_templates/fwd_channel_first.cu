@@ -20,7 +20,9 @@
 //
 // Dynamic shared memory, sized by the launcher for its blockDim.x (forward_channel_first.cpp
 // computes the same sizes): [halo + tile] 16-byte vectors of raw x for each of the block's
-// channels, then, with seq_idx, one int id per element of that span.
+// channels, then, with seq_idx, one int id per element of that span. The staged kernel
+// pads each channel's halo to 8 vectors and the halo's ids to 32, so every tile and the
+// tile's ids start at 128-byte boundaries.
 //
 // Rows that are not 16-byte aligned (vector_ok == 0) but of unit stride (an L that is not
 // a multiple of a vector) load each vector as two aligned ones and a shift, and store it
@@ -29,16 +31,19 @@
 // are still coalesced (consecutive threads, consecutive elements) straight into shared
 // memory; only the stores go element by element.
 //
-// Modules without seq_idx hold a second kernel (CC1D_FWD_CF_STAGED_KERNEL, entry suffix
-// "_staged") that moves the tile by cp.async instead of through registers. The host
-// takes it on devices of fast DRAM: with its tile at a 128-byte boundary it ran 2-7%
-// faster than the first on an H200 on every anchor shape but 4x5376x4096 (within
+// Every module holds a second kernel (entry suffix "_staged") that moves the tile, and
+// with seq_idx the tile's ids, by cp.async instead of through registers. Without seq_idx
+// the host takes it on devices of fast DRAM: with its tile at a 128-byte boundary it ran
+// 2-7% faster than the first on an H200 on every anchor shape but 4x5376x4096 (within
 // +-0.7% there), in every dtype (docs/perf.md, entry 86; before the alignment only fp32
-// SiLU on 4x5376x4096 gained, and on an H100 it lost 3%: entries 65 and 70).
+// SiLU on 4x5376x4096 gained, and on an H100 it lost 3%: entries 65 and 70). With seq_idx
+// it takes it on every device (CF_STAGED_LAUNCH_BOUNDS below).
 
 constexpr int kCfHalo = (CC1D_K + CC1D_VEC - 1) / CC1D_VEC;   // vectors of history per tile
 constexpr int kCfHaloElems = kCfHalo * CC1D_VEC;
 constexpr int kCfStagedLead = (kCfHalo + 7) / 8 * 8;   // shared vectors before the staged kernel's tile
+// Ids before the staged kernel's tile ids (seq_idx): the halo's, padded to 128 bytes.
+constexpr int kCfStagedIdsLead = (kCfHaloElems + 31) / 32 * 32;
 #if CC1D_HAS_SEQ_IDX
 constexpr int kCfRows = CC1D_FWD_CF_SEQ_ROWS((int)sizeof(x_t));   // channels a block computes
 #else
@@ -80,13 +85,29 @@ CC1D_DEVICE cc1d_vec16 cf_load_halo(const cc1d_fwd_params& p, const x_t* xrow, c
 #else
 #define CF_LAUNCH_BOUNDS __launch_bounds__(CC1D_FWD_CF_THREADS)
 #endif
+// The staged kernel with seq_idx: no registers hold its tile, and a launch bound turns
+// them into blocks an SM (under the plain bound 16-bit took 44-56 registers, 10-8 blocks):
+// 12 blocks in 16-bit up to width 8 (40 registers, 8-48 bytes of stack), 16 in fp32 up to
+// width 4 (32, none). 4x5376x4096 bf16 SiLU against the first kernel: on an H200 -9.5%
+// in time (69.2% -> 76.4% of copy bandwidth; -7.0% under the plain bound), fp32 SiLU
+// -12.7% (91.9%); on an H100 -10.3% (81.5% -> 90.8%) and -5.0% (98.1%). 16 blocks in
+// 16-bit spilled 32-200 bytes and ran 3.6% slower than the first kernel; 12 in fp32 past
+// width 4 would take 40 registers where the plain bound takes 32-36 (docs/perf.md, entry 110).
+#if !defined(CC1D_BACKEND_HIP) && CC1D_HAS_SEQ_IDX && CC1D_X_DTYPE == 0 && CC1D_WIDTH <= 4
+#define CF_STAGED_LAUNCH_BOUNDS __launch_bounds__(CC1D_FWD_CF_THREADS, 16)
+#elif !defined(CC1D_BACKEND_HIP) && CC1D_HAS_SEQ_IDX && CC1D_X_DTYPE != 0 && CC1D_WIDTH <= 8
+#define CF_STAGED_LAUNCH_BOUNDS __launch_bounds__(CC1D_FWD_CF_THREADS, 12)
+#else
+#define CF_STAGED_LAUNCH_BOUNDS CF_LAUNCH_BOUNDS
+#endif
 
 // The staged kernel in 16-bit asks for the taps before the tile, as stored, and widens
 // them only after the barrier. Asked for after the halo (as the others still do), they
 // waited behind the thread that parks it, at its shared-memory store: a second memory
 // latency in every block. On an H200 16-bit ran 1-7% faster that way (8x2048x1024 SiLU 7%,
-// 4x4096x512 4-5%), fp32 1-3% slower; on an H100, whose DRAM takes the other kernel, that
-// one ran up to 8% slower with it (docs/perf.md, entry 89).
+// 4x4096x512 4-5%), fp32 1-3% slower; on an H100, whose DRAM takes the other kernel
+// without seq_idx, that one ran up to 8% slower with it (docs/perf.md, entry 89). (With
+// seq_idx the H100 takes the staged kernel, measured as a whole, taps first: entry 110.)
 template <bool kStaged> constexpr bool kCfTapsFirst = kStaged && CC1D_X_DTYPE != 0;
 
 // The tile's whole vectors by cp.async, straight into shared memory, so no registers
@@ -149,12 +170,16 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
     // leave the row's 128-byte lines (kCfStagedLead vectors before it, which
     // forward_channel_first.cpp counts): on an H200 4x5376x4096 ran 4.9% faster than with
     // the tile 16 bytes off a boundary (docs/perf.md, entry 86).
-    cc1d_vec16* s_x = cf_smem + (kStaged ? kCfStagedLead - kCfHalo : 0) + r * (kCfHalo + tile_vecs);
+    // With seq_idx each channel's [lead + tile] follows the one before, so every tile keeps
+    // that boundary.
+    constexpr int kLead = kStaged ? kCfStagedLead : kCfHalo;
+    cc1d_vec16* s_x = cf_smem + (kLead - kCfHalo) + r * (kLead + tile_vecs);
 
     // ---- 1. loads: tile, halo, (seq ids), weights (kCfTapsFirst: weights first); all issued
     // before the barrier ----
     cc1d_raw_taps taps;
-    if constexpr (kCfTapsFirst<kStaged>) taps = cc1d_load_raw_taps(p, d);
+    // (A thread past the last channel reads channel 0's, which exists, and drops them.)
+    if constexpr (kCfTapsFirst<kStaged>) taps = cc1d_load_raw_taps(p, has_row ? d : 0u);
     if (!has_row) {
         // (no channel: ids only)
     } else if (kStaged && CC1D_HAS_ASYNC_COPY && vector_ok) {
@@ -195,8 +220,10 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
     // Ids of positions tile_start - kCfHaloElems .. tile end, 16-byte aligned per vector so
     // the compute phase reads them as int4. Before the row start: -1, or seq_idx[b, 0]
     // when initial_states feed the first sequence; past the end: -1 (never stored).
-    // Staged by every thread of the block, for all of its channels.
-    int* s_seq = reinterpret_cast<int*>(cf_smem + kCfRows * (kCfHalo + tile_vecs));
+    // Staged by every thread of the block, for all of its channels. The staged kernel's
+    // tile ids start at a 128-byte boundary too, and move by cp.async (16-byte rows).
+    constexpr int kIdsLead = kStaged ? kCfStagedIdsLead : kCfHaloElems;
+    int* s_seq = reinterpret_cast<int*>(cf_smem + kCfRows * (kLead + tile_vecs)) + (kIdsLead - kCfHaloElems);
     const int* seq_row = p.seq_idx + b * p.seq_stride_b;
     const int span = tile_vecs * CC1D_VEC;   // the tile's ids (after kCfHaloElems of halo)
     constexpr int kIdsEach = CC1D_FWD_CF_ILP(sizeof(x_t)) * CC1D_VEC / kCfRows;   // a thread's share
@@ -210,6 +237,12 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
             const int e = 4 * ((int)threadIdx.x + i * (int)blockDim.x);
             if (kIdsEach % 4 != 0 && e >= span) break;   // (fewer groups of four than threads)
             const cc1d_i64 pos = tile_start + e;
+#if CC1D_HAS_ASYNC_COPY
+            if (kStaged && pos + 4 <= L) {
+                cc1d_copy16_async(s_seq + kCfHaloElems + e, seq_row + pos);
+                continue;
+            }
+#endif
             cc1d_vec16 v;
             if (pos + 4 <= L) {
                 v = cc1d_v16_load_aligned(seq_row + pos);
@@ -318,5 +351,5 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
 extern "C" __global__ void CF_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_fwd_params p) { cf_forward<false>(p); }
 
 #ifdef CC1D_ENTRY_STAGED
-extern "C" __global__ void CF_LAUNCH_BOUNDS CC1D_ENTRY_STAGED(cc1d_fwd_params p) { cf_forward<true>(p); }
+extern "C" __global__ void CF_STAGED_LAUNCH_BOUNDS CC1D_ENTRY_STAGED(cc1d_fwd_params p) { cf_forward<true>(p); }
 #endif

@@ -15,9 +15,6 @@
 // side (a power of two up to 8; 16-bit x only): the tile's ids, loaded once, serve them
 // all (fwd_channel_first.cu).
 #define CC1D_FWD_CF_SEQ_ROWS(elem_bytes) ((elem_bytes) == 2 ? 4 : 1)
-// Channel-first forward modules with a second, cp.async-staged kernel (fwd_channel_first.cu;
-// seq_idx modules keep one: not measured with it).
-#define CC1D_FWD_CF_STAGED_KERNEL(seq_idx) (!(seq_idx))
 #define CC1D_FWD_CL_THREADS 128   // channel-last forward: threads per block, which computes a
 #define CC1D_FWD_CL_CHANNELS 64   // tile of this many channels x CHUNK time steps (16-bit x;
 #define CC1D_FWD_CL_CHUNK 64      // fp32 x: CHUNK / 2 steps, so a tile is 8 KiB of x; 16 for the wide

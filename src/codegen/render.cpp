@@ -85,8 +85,7 @@ ModuleKernel second_kernel(const Variant& variant) {
         case Op::update: return {"_registers", "CC1D_ENTRY_REGISTERS"};
         case Op::fwd:
             if (variant.small_call) return {"", ""};
-            if (variant.layout == Layout::channel_first && CC1D_FWD_CF_STAGED_KERNEL(variant.seq_idx))
-                return {"_staged", "CC1D_ENTRY_STAGED"};
+            if (variant.layout == Layout::channel_first) return {"_staged", "CC1D_ENTRY_STAGED"};
             return {"", ""};
         case Op::varlen_fwd:
             if (variant.initial_states) return {"_finish", "CC1D_ENTRY_FINISH"};

@@ -24,7 +24,7 @@ struct RenderedSource {
 // CC1D_ENTRY_REDUCE; not the small-call variants, whose module is bwd_small.cu alone),
 // update's registers path ("_registers", CC1D_ENTRY_REGISTERS), the channel-first
 // forward's cp.async-staged kernel
-// ("_staged", CC1D_ENTRY_STAGED, CC1D_FWD_CF_STAGED_KERNEL), the packed prefill's
+// ("_staged", CC1D_ENTRY_STAGED), the packed prefill's
 // sequence-finishing kernel with conv-state slots ("_finish", CC1D_ENTRY_FINISH); empty
 // for variants with one kernel.
 struct ModuleKernel {

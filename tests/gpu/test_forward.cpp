@@ -269,7 +269,8 @@ TEST_CASE("forward: the kernels of fast- and slow-memory devices (CC1D_MEMORY_GB
     // (util::kFastMemoryGbps): fast devices take the one staged by cp.async (its tile at a
     // 128-byte boundary past a padded halo). Both run here whatever the device, every dtype,
     // with and without SiLU, at widths 2-4 and 16, states at both ends. The rows are padded
-    // to 4100 (16-byte rows, which the staged kernel needs) and end in a partial vector.
+    // to 4104 (16-byte rows in every dtype, which the staged kernel needs) and end in a
+    // partial vector.
     std::uint64_t index = 0;
     for (const char* gbps : {"3000", "5000"}) {
         ScopedEnv memory("CC1D_MEMORY_GBPS", gbps);
@@ -278,12 +279,36 @@ TEST_CASE("forward: the kernels of fast- and slow-memory devices (CC1D_MEMORY_GB
                 const int turn = static_cast<int>(index);
                 const Activation act = turn % 4 < 2 ? Activation::silu : Activation::none;
                 ForwardVariant v{Layout::channel_first, {x, x}, width, act, true, false, turn % 3 != 1, turn % 3 != 2};
-                const Geometry g{3, 211, 4097, view_kind(1, false), view_kind(1, false), view_kind(turn, true)};
+                const Geometry g{3, 211, 4101, view_kind(1, false), view_kind(1, false), view_kind(turn, true)};
                 const std::uint32_t seed = case_seed(9, index++);
                 INFO("CC1D_MEMORY_GBPS=", gbps, " | ", v.name(), " | ", g.name(), " | seed ", seed);
                 run_forward_case(v, g, seed);
             }
     }
+}
+
+TEST_CASE("forward: channel-first seq_idx through the staged kernel (16-byte rows) and the main one") {
+    // With seq_idx the staged kernel takes every call of 16-byte rows, on every device: it
+    // moves x and, where the id rows are 16-byte aligned, the ids by cp.async, four
+    // channels a block in 16-bit. x and out padded to rows of 4104 (16-byte rows in every
+    // dtype) over L = 4101 (a partial last vector and tile), or misaligned as well (the
+    // main kernel); one batch row (ids rows aligned: four ids a copy, the last partial
+    // group element by element) or two (ids rows of 4101: one id at a time); 67 channels
+    // (a partial last group of four); states rotated.
+    std::uint64_t index = 0;
+    for (bool aligned_rows : {true, false})
+        for (DType x : {DType::fp32, DType::bf16, DType::fp16})
+            for (int width : {2, 4, 16})
+                for (std::int64_t B : {1, 2}) {
+                    const int turn = static_cast<int>(index);
+                    const Activation act = turn % 4 < 2 ? Activation::silu : Activation::none;
+                    ForwardVariant v{Layout::channel_first, {x, x}, width, act, true, true, turn % 3 != 1, turn % 3 != 2};
+                    const ViewOptions rows = view_kind(aligned_rows ? 1 : 3, false);
+                    const Geometry g{B, 67, 4101, rows, rows, view_kind(turn, true)};
+                    const std::uint32_t seed = case_seed(28, index++);
+                    INFO(v.name(), " | ", g.name(), " | seed ", seed);
+                    run_forward_case(v, g, seed);
+                }
 }
 
 TEST_CASE("forward: small calls, one output a thread, up to 2^17 outputs") {

@@ -152,27 +152,28 @@ TEST_CASE("the packed prefill with conv-state slots has a sequence-finishing ker
     }
 }
 
-TEST_CASE("the channel-first forward without seq_idx has a cp.async-staged kernel") {
+TEST_CASE("the channel-first forward, with and without seq_idx, has a cp.async-staged kernel") {
     Variant v;
     v.op = Op::fwd;
     v.layout = Layout::channel_first;
-    for (DType x : {DType::fp32, DType::fp16, DType::bf16})
-        for (Activation act : {Activation::none, Activation::silu})
-            for (int width : {1, 2, 4, 9, 16}) {
-                CAPTURE(width);
-                v.x_dtype = v.weight_dtype = x;
-                v.activation = act;
-                v.width = width;
-                const auto source = codegen::render_source(v, "cuda");
-                CHECK(source.second_entry == v.entry_name() + "_staged");
-                CHECK(source.text.find("#define CC1D_ENTRY_STAGED " + source.second_entry) != std::string::npos);
-            }
+    for (bool seq_idx : {false, true})
+        for (DType x : {DType::fp32, DType::fp16, DType::bf16})
+            for (Activation act : {Activation::none, Activation::silu})
+                for (int width : {1, 2, 4, 9, 16}) {
+                    CAPTURE(width);
+                    CAPTURE(seq_idx);
+                    v.x_dtype = v.weight_dtype = x;
+                    v.activation = act;
+                    v.width = width;
+                    v.seq_idx = seq_idx;
+                    const auto source = codegen::render_source(v, "cuda");
+                    CHECK(source.second_entry == v.entry_name() + "_staged");
+                    CHECK(source.text.find("#define CC1D_ENTRY_STAGED " + source.second_entry) != std::string::npos);
+                }
     v.x_dtype = v.weight_dtype = DType::fp32;
     v.activation = Activation::silu;
+    v.seq_idx = false;
     Variant other = v;
-    other.seq_idx = true;
-    CHECK_FALSE(has_second(other));
-    other = v;
     other.small_call = true;   // fwd_small.cu alone
     CHECK_FALSE(has_second(other));
     other = v;

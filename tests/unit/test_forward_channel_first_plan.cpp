@@ -1,8 +1,9 @@
 // Which channel-first forward calls take the module's cp.async-staged kernel
-// (fwd_channel_first.cu, CC1D_FWD_CF_STAGED_KERNEL): every variant without seq_idx, on
-// 16-byte rows, on a device of fast DRAM (util::kFastMemoryGbps). The geometry is the main
-// kernel's either way; the staged kernel's shared memory pads the halo to 8 vectors.
-// With seq_idx, the kernel reads ids as 16-byte vectors where the parameters allow it.
+// (fwd_channel_first.cu): on 16-byte rows, every variant on a device of fast DRAM
+// (util::kFastMemoryGbps), and with seq_idx on every device. The geometry is the main
+// kernel's either way; the staged kernel's shared memory pads each channel's halo to 8
+// vectors and, with seq_idx, the halo's ids to 32. With seq_idx, the kernel reads ids as
+// 16-byte vectors where the parameters allow it.
 #include <cstdint>
 
 #include <doctest/doctest.h>
@@ -81,16 +82,37 @@ TEST_CASE("channel-first forward: every dtype, with and without SiLU, takes the 
     CHECK(launched(big, launch::util::kFastMemoryGbps - 1.0).kernel == Kernel::main);
 }
 
-TEST_CASE("channel-first forward: the main kernel for seq_idx and unaligned rows") {
-    Call c{4, 5376, 4096};
-    c.seq_idx = true;
-    CHECK(launched(c, kH200Gbps).kernel == Kernel::main);
-    c = Call{4, 5376, 4096};
-    c.misaligned = true;   // rows not on 16-byte boundaries: the element-wise path
-    const auto unaligned = launched(c, kH200Gbps);
-    CHECK(unaligned.params.vector_ok == 0);
-    CHECK(unaligned.kernel == Kernel::main);
-    CHECK(unaligned.shared == launched(c, kH100Gbps).shared);
+TEST_CASE("channel-first forward with seq_idx: the staged kernel on every device, padded per channel") {
+    for (DType x : {DType::fp32, DType::fp16, DType::bf16})
+        for (const Call& shape : {Call{4, 5376, 4096}, Call{8, 2048, 1024}, Call{2, 67, 128}}) {
+            Call c = shape;
+            c.x = x;
+            c.seq_idx = true;
+            CAPTURE(to_string(x));
+            CAPTURE(c.D);
+            const auto fast = launched(c, kH200Gbps), slow = launched(c, kH100Gbps);
+            CHECK(fast.kernel == Kernel::staged);
+            CHECK(slow.kernel == Kernel::staged);
+            CHECK(fast.shared == slow.shared);
+            // 16-bit: four channels a block, each [8 vectors of lead + tile], then [32 ids of
+            // lead + the tile's ids]; fp32 one channel.
+            const int vec = x == DType::fp32 ? 4 : 8, rows = x == DType::fp32 ? 1 : 4;
+            const std::int64_t tile_vecs = std::int64_t(fast.block.x) / rows * (x == DType::fp32 ? 2 : 4);
+            CHECK(fast.shared == unsigned(rows * (8 + tile_vecs) * 16 + (32 + tile_vecs * vec) * 4));
+            CHECK(std::int64_t(fast.grid.x) * fast.grid.y == c.B * ((c.D + rows - 1) / rows) * fast.params.tiles);
+        }
+}
+
+TEST_CASE("channel-first forward: the main kernel for unaligned rows, with and without seq_idx") {
+    for (bool seq_idx : {false, true}) {
+        Call c{4, 5376, 4096};
+        c.seq_idx = seq_idx;
+        c.misaligned = true;   // rows not on 16-byte boundaries: the element-wise path
+        const auto unaligned = launched(c, kH200Gbps);
+        CHECK(unaligned.params.vector_ok == 0);
+        CHECK(unaligned.kernel == Kernel::main);
+        CHECK(unaligned.shared == launched(c, kH100Gbps).shared);
+    }
 }
 
 TEST_CASE("channel-first forward: seq ids read 4 a 16-byte load only from aligned rows of unit stride") {

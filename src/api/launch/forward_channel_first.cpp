@@ -24,16 +24,17 @@ int rows_per_block(const Variant& variant) {
     return variant.seq_idx ? CC1D_FWD_CF_SEQ_ROWS(static_cast<int>(dtype_size(variant.x_dtype))) : 1;
 }
 
-// The cp.async-staged kernel (fwd_channel_first.cu) where DRAM is fast. On an H200, with
-// its tile at a 128-byte boundary, it ran every anchor shape but 4x5376x4096 2-7% faster
-// in every dtype, 4x5376x4096 within +-0.7% (docs/perf.md, entry 86). Devices of slower
-// DRAM keep the first kernel: on an H100 the staged one, before that alignment, ran fp32
-// SiLU 3% slower (entry 65); it was not measured there since.
+// The cp.async-staged kernel (fwd_channel_first.cu): with seq_idx on every device, without
+// it where DRAM is fast. Without seq_idx, on an H200, with its tile at a 128-byte
+// boundary, it ran every anchor shape but 4x5376x4096 2-7% faster in every dtype,
+// 4x5376x4096 within +-0.7% (docs/perf.md, entry 86); devices of slower DRAM keep the
+// first kernel: on an H100 the staged one, before that alignment, ran fp32 SiLU 3% slower
+// (entry 65). With seq_idx (entry 110) it frees the registers that held the tile, and a
+// multiprocessor holds more blocks: 4x5376x4096 bf16 SiLU 9.5% faster on an H200, 10.3%
+// on an H100, every anchor shape faster on both but 4x256x4096 (+1.2% on the H200).
 bool takes_staged_kernel(Launcher& launcher, const Variant& variant, const cc1d_fwd_params& p) {
     // The variant and the rows first: only calls that could take it ask for the bandwidth.
-    return p.vector_ok != 0 &&
-           CC1D_FWD_CF_STAGED_KERNEL(variant.seq_idx) &&
-           util::fast_memory(launcher);
+    return p.vector_ok != 0 && (variant.seq_idx || util::fast_memory(launcher));
 }
 
 }  // namespace
@@ -59,8 +60,12 @@ void forward_channel_first(Launcher& launcher, const Variant& variant, const For
 
     const std::int64_t blocks = p.batch * util::ceil_div(p.dim, std::int64_t(rows)) * p.tiles;
     const bool staged = takes_staged_kernel(launcher, variant, p);
-    // The staged kernel's tile starts at a 128-byte boundary: the halo is padded to 8 vectors.
-    if (staged) shared += ((halo + 7) / 8 * 8 - halo) * 16;
+    // The staged kernel's tiles start at 128-byte boundaries: each channel's halo is padded
+    // to 8 vectors, and with seq_idx the halo's ids to 32.
+    if (staged) {
+        shared += rows * ((halo + 7) / 8 * 8 - halo) * 16;
+        if (variant.seq_idx) shared += ((halo * vec + 31) / 32 * 32 - halo * vec) * 4;
+    }
     device::Dim3 block;
     block.x = static_cast<unsigned>(threads * rows);
     launcher.launch(staged ? Kernel::staged : Kernel::main, util::flat_grid(blocks), block,
