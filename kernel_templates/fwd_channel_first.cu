@@ -91,8 +91,10 @@ CC1D_DEVICE cc1d_vec16 cf_load_halo(const cc1d_fwd_params& p, const x_t* xrow, c
 // width 4 (32, none). 4x5376x4096 bf16 SiLU against the first kernel: on an H200 -9.5%
 // in time (69.2% -> 76.4% of copy bandwidth; -7.0% under the plain bound), fp32 SiLU
 // -12.7% (91.9%); on an H100 -10.3% (81.5% -> 90.8%) and -5.0% (98.1%). 16 blocks in
-// 16-bit spilled 32-200 bytes and ran 3.6% slower than the first kernel; 12 in fp32 past
-// width 4 would take 40 registers where the plain bound takes 32-36 (docs/perf.md, entry 110).
+// 16-bit spilled 32-200 bytes and ran 3.6% slower than the first kernel. fp32 past width 4
+// and 16-bit past width 8 keep the plain bound (fp32 32-44 registers, 16-bit 52-64; a bound
+// of 12 would raise fp32 at widths 5-8 from 32-36 to 40), measured only so (docs/perf.md,
+// entry 110).
 #if !defined(CC1D_BACKEND_HIP) && CC1D_HAS_SEQ_IDX && CC1D_X_DTYPE == 0 && CC1D_WIDTH <= 4
 #define CF_STAGED_LAUNCH_BOUNDS __launch_bounds__(CC1D_FWD_CF_THREADS, 16)
 #elif !defined(CC1D_BACKEND_HIP) && CC1D_HAS_SEQ_IDX && CC1D_X_DTYPE != 0 && CC1D_WIDTH <= 8
