@@ -474,7 +474,8 @@ CC1D_DEVICE void bf_dx_pass(const cc1d_bwd_params& p, const bf_shared& s, const 
         const cc1d_i64 pos = t.t0 + (cc1d_i64)j * CC1D_VEC;
 #if CC1D_HAS_SEQ_IDX
         // The own vector's masks and those of the K positions after it. Every lane stays
-        // in the loop to the end (continue, not break), so every vote has the whole warp.
+        // in the loop to the end (continue; the other kernels break at the row end), so
+        // every vote has the whole warp.
         bool untested = false;
         if constexpr (kBfMayUntest) {
             bool full = cc1d_seq_masks_full(s.masks[j], CC1D_VEC);
@@ -484,7 +485,7 @@ CC1D_DEVICE void bf_dx_pass(const cc1d_bwd_params& p, const bf_shared& s, const 
                                                                        ? CC1D_K - (h - 1) * CC1D_VEC : CC1D_VEC);
             untested = bf_warp_untested(pos >= t.L, full);
             if (pos >= t.L) continue;
-        }
+        } else
 #endif
         if (pos >= t.L) break;
         // gw[m] = g[pos + m]: the own vector and the next K.

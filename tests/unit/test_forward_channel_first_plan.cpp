@@ -96,8 +96,8 @@ TEST_CASE("channel-first forward with seq_idx: the staged kernel on every device
             CHECK(fast.shared == slow.shared);
             // 16-bit: four channels a block, each [8 vectors of lead + tile], then [32 ids of
             // lead + the tile's ids]; fp32 one channel.
-            const int vec = x == DType::fp32 ? 4 : 8, rows = x == DType::fp32 ? 1 : 4;
-            const std::int64_t tile_vecs = std::int64_t(fast.block.x) / rows * (x == DType::fp32 ? 2 : 4);
+            const int elem = static_cast<int>(dtype_size(x)), vec = 16 / elem, rows = CC1D_FWD_CF_SEQ_ROWS(elem);
+            const std::int64_t tile_vecs = std::int64_t(fast.block.x) / rows * CC1D_FWD_CF_ILP(elem);
             CHECK(fast.shared == unsigned(rows * (8 + tile_vecs) * 16 + (32 + tile_vecs * vec) * 4));
             CHECK(std::int64_t(fast.grid.x) * fast.grid.y == c.B * ((c.D + rows - 1) / rows) * fast.params.tiles);
         }
