@@ -610,6 +610,33 @@ CC1D_DEVICE void bl_take_weights(const cc1d_bwd_params& p, const bl_lane& lane, 
     for (int c = 0; c < kBlCpt; ++c) st.bias[c] = cc1d_hold_taps(st.w[c], st.bias[c]);
 }
 
+// A unit of the call: its batch row and its chunk [t_begin, t_end). Units 0 ..
+// batch * tiles - 1 are the rows' chunks of tile_len steps, up to tail_start; the rest
+// (tail_tiles a row) the rows' tail chunks of tail_len steps from there to seqlen. The
+// launcher numbers the tail's units, and so its blocks, after every long walk's: the
+// blocks of the long walks fill the wave, and the tail's take the slots they leave, in
+// the order they leave them, so the SMs whose walks end first walk more (the launcher's
+// plan_channel_last says when a call has a tail).
+struct bl_unit {
+    cc1d_i64 b, t_begin, t_end;
+};
+CC1D_DEVICE bl_unit bl_unit_of(const cc1d_bwd_params& p, cc1d_i64 u) {
+    bl_unit r;
+    const cc1d_i64 long_units = p.batch * p.tiles;
+    if (u < long_units) {
+        r.b = u / p.tiles;
+        r.t_begin = (u - r.b * p.tiles) * p.tile_len;
+        const cc1d_i64 limit = p.tail_tiles > 0 ? p.tail_start : p.seqlen;
+        r.t_end = r.t_begin + p.tile_len < limit ? r.t_begin + p.tile_len : limit;
+    } else {
+        const cc1d_i64 v = u - long_units;
+        r.b = v / p.tail_tiles;
+        r.t_begin = p.tail_start + (v - r.b * p.tail_tiles) * p.tail_len;
+        r.t_end = r.t_begin + p.tail_len < p.seqlen ? r.t_begin + p.tail_len : p.seqlen;
+    }
+    return r;
+}
+
 // One unit: chunk [t_begin, t_end) of row b, walked backward (see the header comment).
 // first (the thread's first unit): the weights are loaded (bl_take_weights) once the
 // walk's first loads are out, so their memory latency and the batch's overlap: weights
@@ -617,15 +644,13 @@ CC1D_DEVICE void bl_take_weights(const cc1d_bwd_params& p, const bl_lane& lane, 
 // before its first load, and the first step's x̃ window (silu) the same way after them.
 // (Past the medium shape 0-8% faster on an H200 and an H100; that one-wave shape ran 2-7%
 // slower in 16-bit, for no reason found: docs/perf.md, entry 89.)
-CC1D_DEVICE void bl_walk(const cc1d_bwd_params& p, const bl_row& row, const bl_lane& lane, cc1d_i64 chunk, bool first,
-                         const bl_stage& stage_all, bl_state& st) {
+CC1D_DEVICE void bl_walk(const cc1d_bwd_params& p, const bl_row& row, const bl_lane& lane, cc1d_i64 t_begin,
+                         cc1d_i64 t_end, bool first, const bl_stage& stage_all, bl_state& st) {
     const cc1d_i64 L = row.L;
-    const cc1d_i64 t_begin = chunk * p.tile_len;
-    const cc1d_i64 t_end = t_begin + p.tile_len < L ? t_begin + p.tile_len : L;
     // First position walked: dx near t_end needs g up to t_end + K - 1.
     const cc1d_i64 s_top = (t_end + CC1D_K < L ? t_end + CC1D_K : L) - 1;
-    // Last position walked: chunk 0 continues into x̃[-K .. -1] (initial_states) for dw and dinit.
-    const cc1d_i64 s_bot = (CC1D_HAS_INITIAL_STATES && chunk == 0) ? -CC1D_K : t_begin;
+    // Last position walked: the row's first chunk continues into x̃[-K .. -1] (initial_states) for dw and dinit.
+    const cc1d_i64 s_bot = (CC1D_HAS_INITIAL_STATES && t_begin == 0) ? -CC1D_K : t_begin;
 
     bl_windows win;
 #pragma unroll
@@ -734,18 +759,19 @@ extern "C" __global__ void BL_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
     }
 
     if (lane.n > 0) {
-        const cc1d_i64 units = p.batch * p.tiles;
+        const cc1d_i64 units = p.batch * (p.tiles + p.tail_tiles);
         const cc1d_i64 first = group * p.units_per_part;
         const cc1d_i64 last = first + p.units_per_part < units ? first + p.units_per_part : units;
         for (cc1d_i64 u = first + threadIdx.y; u < last; u += blockDim.y) {
+            const bl_unit unit = bl_unit_of(p, u);
             bl_row row;
-            row.b = u / p.tiles;
+            row.b = unit.b;
             row.L = p.seqlen;
             row.x = reinterpret_cast<const x_t*>(p.x) + row.b * p.x_stride_b + lane.c0 * p.x_stride_d;
             row.dout = reinterpret_cast<const x_t*>(p.dout) + row.b * p.dout_stride_b + lane.c0 * p.dout_stride_d;
             row.dx = reinterpret_cast<x_t*>(p.dx) + row.b * p.dx_stride_b + lane.c0 * p.dx_stride_d;
             row.seq = CC1D_HAS_SEQ_IDX ? p.seq_idx + row.b * p.seq_stride_b : 0;
-            bl_walk(p, row, lane, u - row.b * p.tiles, u == first + threadIdx.y, stage, st);
+            bl_walk(p, row, lane, unit.t_begin, unit.t_end, u == first + threadIdx.y, stage, st);
         }
     }
 #pragma unroll

@@ -168,6 +168,9 @@ struct cc1d_bwd_params {
     int small_channel_shift;     // small-call kernel: log2 of the channels a block owns
     void* seq_masks;             // workspace, channel-first with seq_idx: [batch][seq_mask_stride] masks
     long long seq_mask_stride;   // masks a row of seq_masks (>= seqlen, a multiple of 16)
+    long long tail_start;        // channel-last walk: where each row's tail chunks begin (the
+    long long tail_len;          // `tiles` chunks of tile_len end there), their length and
+    long long tail_tiles;        // number a row (0: no tail; the chunks reach seqlen)
 };
 
 struct cc1d_update_params {

@@ -358,6 +358,39 @@ TEST_CASE("backward: channel-last fp32 calls of long walks, walked in short ones
     }
 }
 
+TEST_CASE("backward: channel-last long walks with a tail of short ones") {
+    // 2 x 1001 x 21011: fp32, and 16-bit past width 4, walk at least 256 steps in one wave
+    // on GPUs of 100 to 163 multiprocessors, so each row's last 2,624 steps go to 41 walks
+    // of 64 (the long ones then 232-368 steps) whose blocks run after the long walks'
+    // (backward_channel_last.cpp, bl_unit_of):
+    // the long chunks end at the tail's start, not at a multiple of their length, and a
+    // part may hold long and tail units. fp32 width 4 with SiLU, seq_idx and both states
+    // (the row's first chunk walks into the initial states, the tail's last into dfinal),
+    // contiguous, deterministic; bf16 width 8 with SiLU, atomic, into a caller's workspace
+    // of the queried size (the tail's partial rows); fp16 width 5 with seq_idx, strided
+    // and misaligned views (element path), accumulating into x's dtype.
+    struct Call {
+        DType x;
+        int width;
+        bool silu, seq_idx, states, deterministic, caller_workspace;
+        int views;
+    };
+    const Call calls[] = {{DType::fp32, 4, true, true, true, true, false, 0},
+                          {DType::bf16, 8, true, false, false, false, true, 0},
+                          {DType::fp16, 5, false, true, false, true, false, 3}};
+    std::uint64_t index = 0;
+    for (const Call& c : calls) {
+        const BackwardVariant v{Layout::channel_last, {c.x, c.x}, c.width, c.silu ? Activation::silu : Activation::none,
+                                true, c.seq_idx, c.states, c.states, c.deterministic};
+        const bool strided = c.views != 0;
+        const Run r{2, 1001, 21011, view_kind(c.views, true), view_kind(strided ? c.views - 1 : 0, true),
+                    view_kind(strided ? c.views - 2 : 0, true), view_kind(0, false), !strided, strided, c.states};
+        const std::uint32_t seed = case_seed(72, index++);
+        INFO(v.name(), " | ", r.name(), " | seed ", seed);
+        run_backward_case(v, r, seed, c.caller_workspace);
+    }
+}
+
 TEST_CASE("backward: channel-last calls below 2^24 elements, through the tile kernel") {
     // Up to width 4 without seq_idx or states, calls below 2^24 elements run the tile
     // kernel (bwd_channel_last_tile.cu: tiles of 64 channels of 16-bit x or 32 of fp32 by

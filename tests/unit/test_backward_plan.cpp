@@ -46,6 +46,27 @@ BackwardArgs channel_first_args(std::int64_t batch, std::int64_t dim, std::int64
 
 std::int64_t blocks_of(const backward::Plan& plan) { return plan.channel_groups * plan.parts; }
 
+// Channel-last register walk: the blocks of the long walks, which start together (the
+// tail's blocks, numbered after them, take the slots they leave).
+constexpr std::int64_t kUnitsPerPart = CC1D_BWD_CL_THREADS / CC1D_BWD_CL_THREADS_X;
+std::int64_t long_blocks_of(const backward::Plan& plan, std::int64_t batch) {
+    return plan.channel_groups * ((batch * plan.tiles + kUnitsPerPart - 1) / kUnitsPerPart);
+}
+
+// The chunks of a channel-last plan cover every step of a row once: the long ones up to
+// the tail (or the row end), the tail's up to the row end.
+void check_covers(const backward::Plan& plan, std::int64_t batch, std::int64_t seqlen) {
+    const std::int64_t long_end = plan.tail_tiles > 0 ? plan.tail_start : seqlen;
+    CHECK(plan.tiles * plan.tile_len >= long_end);        // every step in some chunk
+    CHECK((plan.tiles - 1) * plan.tile_len < long_end);   // and no empty chunk
+    if (plan.tail_tiles > 0) {
+        CHECK(plan.tail_start > 0);
+        CHECK(plan.tail_start + plan.tail_tiles * plan.tail_len == seqlen);
+    }
+    CHECK(plan.parts * plan.units_per_part >= batch * (plan.tiles + plan.tail_tiles));
+    CHECK((plan.parts - 1) * plan.units_per_part < batch * (plan.tiles + plan.tail_tiles));
+}
+
 constexpr int kH200Multiprocessors = 132;
 // The blocks a wave of the channel-last backward's register walk holds (up to width 4).
 std::int64_t wave_of(DType dtype) {
@@ -82,10 +103,8 @@ TEST_CASE("channel-last backward plan: one wave, nearly full, every step covered
         v.seq_idx = s.dtype == DType::fp32;
         const backward::Plan plan =
             backward::plan_channel_last(v, shape_only_args(s.batch, s.dim, s.seqlen, s.dtype), kH200Multiprocessors);
-        CHECK(blocks_of(plan) <= std::max(wave_of(plan, s.dtype), plan.channel_groups));
-        CHECK(plan.tiles * plan.tile_len >= s.seqlen);           // every step in some chunk
-        CHECK((plan.tiles - 1) * plan.tile_len < s.seqlen);      // and no empty chunk
-        CHECK(plan.parts * plan.units_per_part >= s.batch * plan.tiles);
+        CHECK(long_blocks_of(plan, s.batch) <= std::max(wave_of(plan, s.dtype), plan.channel_groups));
+        check_covers(plan, s.batch, s.seqlen);
     }
     // 4x5376x4096 in 16-bit (4 channels a thread, 42 channel groups, 3 blocks a
     // multiprocessor): powers of two gave 336 of 396 blocks; whole-granule chunks fill 378.
@@ -93,12 +112,12 @@ TEST_CASE("channel-last backward plan: one wave, nearly full, every step covered
         backward_variant(DType::bf16), shape_only_args(4, 5376, 4096, DType::bf16), kH200Multiprocessors);
     CHECK(blocks_of(wide) == 378);
     CHECK(wide.tile_len == 456);
-    // fp32 with seq_idx (2 channels a thread, 84 groups, 4 blocks): 504 of 528.
+    // fp32 with seq_idx (2 channels a thread, 84 groups, 4 blocks): 504 of 528, then the tail.
     Variant fp32_seq = backward_variant(DType::fp32);
     fp32_seq.seq_idx = true;
     const backward::Plan wide32 =
         backward::plan_channel_last(fp32_seq, shape_only_args(4, 5376, 4096, DType::fp32), kH200Multiprocessors);
-    CHECK(blocks_of(wide32) == 504);
+    CHECK(long_blocks_of(wide32, 4) == 504);
     // 8x2048x1024 in 16-bit: 64-step chunks (512 blocks) overfill the wave; 128-step
     // chunks keep 256 blocks, at least 1.5 a multiprocessor.
     const backward::Plan mid = backward::plan_channel_last(
@@ -129,8 +148,8 @@ TEST_CASE("channel-last backward plan: 16-bit x in waves of 3 blocks, fp32 in wa
                 const backward::Plan plan =
                     backward::plan_channel_last(v, shape_only_args(4, 5376, 4096, dtype), kH200Multiprocessors);
                 const std::int64_t wave = (dtype == DType::fp32 ? 4 : 3) * kH200Multiprocessors;
-                CHECK(blocks_of(plan) <= wave);
-                CHECK(blocks_of(plan) * 4 >= 3 * wave);   // at least 3/4 of that wave
+                CHECK(long_blocks_of(plan, 4) <= wave);
+                CHECK(long_blocks_of(plan, 4) * 4 >= 3 * wave);   // at least 3/4 of that wave
             }
         }
     }
@@ -248,12 +267,67 @@ TEST_CASE("channel-last backward plan: fp32 walks of 256 channel-steps where one
     CHECK(plan_of(4, DType::fp32, 2, 4096, 8192).tile_len == 128);   // 512-step walks before
     // Left alone: seq_idx, 16-bit x, widths past 4, and walks under 4 times the short one
     // (8x2048x1024: 128 steps already; at width 2, 64 would be two waves).
-    CHECK(blocks_of(plan_of(4, DType::fp32, 4, 5376, 4096, true)) == 504);
+    // (Their long walks take a tail instead, below.)
+    CHECK(long_blocks_of(plan_of(4, DType::fp32, 4, 5376, 4096, true), 4) == 504);
     CHECK(plan_of(4, DType::bf16, 4, 5376, 4096).tile_len == 456);
-    CHECK(blocks_of(plan_of(5, DType::fp32, 4, 5376, 4096)) <= wave_of(DType::fp32));
+    CHECK(long_blocks_of(plan_of(5, DType::fp32, 4, 5376, 4096), 4) <= wave_of(DType::fp32));
     for (const int width : {2, 4}) {
         CAPTURE(width);
         CHECK(plan_of(width, DType::fp32, 8, 2048, 1024).tile_len == 128);
+    }
+}
+
+TEST_CASE("channel-last backward plan: a tail of 64-step walks after one wave of long ones, fp32 and widths 5-8") {
+    auto plan_of = [](int width, DType dtype, std::int64_t batch, std::int64_t dim, std::int64_t seqlen, bool seq_idx,
+                      int sm_count = kH200Multiprocessors) {
+        Variant v = backward_variant(dtype);
+        v.width = width;
+        v.seq_idx = seq_idx;
+        return backward::plan_channel_last(v, shape_only_args(batch, dim, seqlen, dtype), sm_count);
+    };
+    // 4x5376x4096 fp32 with seq_idx: 6 walks a row of 688 steps become 6 of 600 (the last
+    // 584) and 8 of 64 from step 3584; 24 long units in 6 parts, then 32 tail units in 8.
+    const backward::Plan seq32 = plan_of(4, DType::fp32, 4, 5376, 4096, true);
+    CHECK(seq32.tile_len == 600);
+    CHECK(seq32.tiles == 6);
+    CHECK(seq32.tail_len == 64);
+    CHECK(seq32.tail_tiles == 8);
+    CHECK(seq32.tail_start == 3584);
+    CHECK(seq32.parts == 14);
+    check_covers(seq32, 4, 4096);
+    // 16-bit x at widths 5-8 (two channels a thread, as fp32): the same split.
+    for (const int width : {5, 8}) {
+        CAPTURE(width);
+        const backward::Plan plan = plan_of(width, DType::bf16, 4, 5376, 4096, false);
+        CHECK(plan.tail_tiles == 8);
+        check_covers(plan, 4, 4096);
+    }
+    // No tail: 16-bit up to width 4 (measured slower or no faster), widths past 8, walks
+    // under 256 steps (8x2048x1024 fp32 with seq_idx), rows shorter than 512 steps, fp32
+    // walks already split by the drain rule, and the tile kernel's calls.
+    for (const int width : {1, 2, 3, 4})
+        for (const bool seq_idx : {false, true})
+            for (const DType dtype : {DType::bf16, DType::fp16}) {
+                CAPTURE(width);
+                CAPTURE(seq_idx);
+                CHECK(plan_of(width, dtype, 4, 5376, 4096, seq_idx).tail_tiles == 0);
+                CHECK(plan_of(width, dtype, 1, 2048, 100000, seq_idx).tail_tiles == 0);
+            }
+    CHECK(plan_of(16, DType::bf16, 4, 5376, 4096, false).tail_tiles == 0);
+    CHECK(plan_of(12, DType::fp32, 4, 5376, 4096, true).tail_tiles == 0);
+    CHECK(plan_of(4, DType::fp32, 8, 2048, 1024, true).tail_tiles == 0);
+    CHECK(plan_of(4, DType::fp32, 64, 2048, 500, true).tail_tiles == 0);
+    CHECK(plan_of(4, DType::fp32, 4, 5376, 4096, false).tail_tiles == 0);
+    CHECK(plan_of(4, DType::fp32, 2, 4096, 2000, true).tail_tiles == 0);   // (tile kernel: < 2^24 elements)
+    // The GPU test's shape (gpu/test_backward.cpp, "long walks with a tail") takes the
+    // tail on every GPU of 100 to 163 multiprocessors, each variant it runs.
+    for (int sm_count = 100; sm_count <= 163; ++sm_count) {
+        CAPTURE(sm_count);
+        const backward::Plan fp32 = plan_of(4, DType::fp32, 2, 1001, 21011, true, sm_count);
+        CHECK(fp32.tail_tiles == 41);
+        check_covers(fp32, 2, 21011);
+        CHECK(plan_of(8, DType::bf16, 2, 1001, 21011, false, sm_count).tail_tiles == 41);
+        CHECK(plan_of(5, DType::fp16, 2, 1001, 21011, true, sm_count).tail_tiles == 41);
     }
 }
 

@@ -7,6 +7,7 @@
 #include "api/launch/backward_plan.hpp"
 #include "api/launch/launch_util.hpp"
 #include "codegen/render.hpp"
+#include "common/env.hpp"
 
 namespace cc1d::launch {
 namespace backward {
@@ -101,7 +102,57 @@ Plan plan_channel_last_tile(const Variant& variant, const BackwardArgs& args, in
     return plan;
 }
 
+// A tail for grids of long walks in one wave. Such walks start together but end apart,
+// and each slot then idles to the end. So each row's last 1/kTailShare goes to walks of
+// kTailLen steps whose blocks come after all the long walks' (bl_unit_of): the hardware
+// hands them to the slots the long walks leave, as they leave them. On an H200
+// (docs/perf.md, entry 111), 4x5376x4096 with SiLU and seq_idx: fp32 85.7% -> 90.9% of
+// copy bandwidth (walks of 688 -> 600 steps), without SiLU 81.8% -> 91.4%, with both
+// states 85.2% -> 90.1%, width 2 -1.7%; 2x4096x8192 fp32 -4.9%; fp32 width 8 -2.3%;
+// 16-bit width 8 -3.3%, with seq_idx -8.9%. Not 16-bit up to width 4, whose walks gained
+// nothing with SiLU (+0.6%, seq_idx -0.9%) and lost 8% without it (their <= 128
+// registers let a fourth block onto each SM beside the wave, a tail block from the
+// start), nor past width 8 (width 16 +3%). A tail of a quarter of a row gained the
+// same or less; 128-step tail walks less.
+constexpr std::int64_t kTailMinWalk = 256;
+constexpr std::int64_t kTailLen = 64;
+constexpr std::int64_t kTailShare = 8;
+
+// Whether a variant's long walks get a tail (the measured ones above).
+bool takes_tail(const Variant& v) {
+    return (dtype_size(v.x_dtype) == 4 || v.width > 4) && v.width <= 8;
+}
+
+// Tail chunks a row of `seqlen` steps gets (0: none).
+std::int64_t tail_tiles_for(const Variant& v, std::int64_t seqlen) {
+    return takes_tail(v) ? seqlen / (kTailShare * kTailLen) : 0;
+}
+
+// Gives `plan` (one wave of walks of plan.tile_len steps, `threads_y` units a part) its
+// tail where the rule above calls for one: walks at least kTailMinWalk long in a wave too
+// full for another part.
+void add_tail(Plan& plan, const Variant& v, std::int64_t batch, std::int64_t seqlen, std::int64_t wave, int threads_y) {
+    constexpr std::int64_t kChunkGranule = 8;
+    const std::int64_t tail_tiles = tail_tiles_for(v, seqlen);
+    const std::int64_t long_parts = util::ceil_div(batch * plan.tiles, std::int64_t(threads_y));
+    const bool full_wave = plan.channel_groups * (long_parts + 1) > wave;
+    if (tail_tiles == 0 || plan.tile_len < kTailMinWalk || !full_wave) return;
+    if (env::flag("CC1D_DISABLE_BACKWARD_TAIL")) return;   // (read only where a tail would come)
+    plan.tail_len = kTailLen;
+    plan.tail_tiles = tail_tiles;
+    plan.tail_start = seqlen - tail_tiles * kTailLen;
+    // The long walks keep their count, each shorter by its share of the tail.
+    plan.tile_len = util::ceil_div(util::ceil_div(plan.tail_start, plan.tiles), kChunkGranule) * kChunkGranule;
+    plan.tiles = util::ceil_div(plan.tail_start, plan.tile_len);   // (no empty chunk)
+}
+
 }  // namespace
+
+std::int64_t channel_last_tail_parts(const Variant& variant, const BackwardArgs& args) {
+    const int threads_y = CC1D_BWD_CL_THREADS / CC1D_BWD_CL_THREADS_X;
+    // (+1: a part may hold the last long units and the first tail units)
+    return util::ceil_div(args.x.shape[0] * tail_tiles_for(variant, args.x.shape[2]), std::int64_t(threads_y)) + 1;
+}
 
 Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_count) {
     const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
@@ -170,7 +221,8 @@ Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_
         chunk = drain_walk;
     plan.tile_len = chunk;
     plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen, chunk));
-    plan.parts = std::max<std::int64_t>(1, util::ceil_div(batch * plan.tiles, threads_y));
+    add_tail(plan, variant, batch, seqlen, wave, threads_y);
+    plan.parts = std::max<std::int64_t>(1, util::ceil_div(batch * (plan.tiles + plan.tail_tiles), threads_y));
     return plan;
 }
 

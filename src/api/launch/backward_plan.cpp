@@ -127,6 +127,9 @@ void run(Launcher& launcher, const Variant& variant, const BackwardArgs& args, c
     const int mode = dw_mode(variant, args, plan);
     p.tiles = plan.tiles;
     p.tile_len = plan.tile_len;
+    p.tail_start = plan.tail_tiles > 0 ? plan.tail_start : p.seqlen;
+    p.tail_len = plan.tail_len;
+    p.tail_tiles = plan.tail_tiles;
     p.units_per_part = plan.units_per_part;
     p.groups = plan.parts;
     p.ilp = plan.ilp;

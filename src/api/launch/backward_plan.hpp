@@ -24,6 +24,10 @@ struct Plan {
     bool stage_async = false;          // channel-first 16-bit: tiles staged by cp.async (where it can)
     std::int64_t seq_mask_stride = 0;  // channel-first with seq_idx: masks a row in the workspace (else 0)
     bool tile = false;                 // channel-last: the module's tile kernel runs (else its main kernel)
+    // Channel-last register walk: each row's tail, [tail_start, seqlen), in tail_tiles chunks
+    // of tail_len steps walked by blocks after every long walk's (none when tail_tiles is 0;
+    // the `tiles` chunks of tile_len then reach seqlen).
+    std::int64_t tail_start = 0, tail_len = 0, tail_tiles = 0;
 };
 
 // The plans. `sm_count` sets how many blocks make the GPU busy; in both layouts the parts
@@ -32,6 +36,10 @@ struct Plan {
 // DRAM is fast (util::fast_memory), which decides how channel-first 16-bit tiles are staged.
 Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm_count, bool fast_memory);
 Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_count);
+
+// The most partial rows the tail of plan_channel_last adds to a call's, on any device
+// (backward_workspace_bytes: a tail comes and goes with the multiprocessor count).
+std::int64_t channel_last_tail_parts(const Variant& variant, const BackwardArgs& args);
 
 // Where the blocks put their dweight/dbias sums (CC1D_DW_*).
 int dw_mode(const Variant& variant, const BackwardArgs& args, const Plan& plan);

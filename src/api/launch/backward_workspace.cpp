@@ -23,6 +23,16 @@ std::size_t backward_workspace_bytes(const Variant& variant, const BackwardArgs&
     for (int sm_count : {1, kManyMultiprocessors})
         for (bool fast_memory : {false, true})
             bytes = std::max(bytes, backward::workspace_bytes(variant, args, plan_for(sm_count, fast_memory)));
+    // A channel-last tail (plan_channel_last) adds parts on the devices whose wave of long
+    // walks it fills, which need not be either end: bound it by the long walks' most parts
+    // and the tail's.
+    if (variant.layout == Layout::channel_last) {
+        backward::Plan bound = plan_for(kManyMultiprocessors, false);
+        if (!bound.tile) {
+            bound.parts = std::max(bound.parts, plan_for(1, false).parts) + backward::channel_last_tail_parts(variant, args);
+            bytes = std::max(bytes, backward::workspace_bytes(variant, args, bound));
+        }
+    }
     return bytes;
 }
 
