@@ -33,6 +33,15 @@ int DeviceLauncher::multiprocessor_count() {
     return sm_count_;
 }
 
+int DeviceLauncher::resident_blocks(launch::Kernel which, device::Dim3 block, unsigned shared_bytes) {
+    void* f = function(which);
+    return f == nullptr ? 0 : device_.resident_blocks(f, static_cast<int>(block.x * block.y * block.z), shared_bytes);
+}
+
+void* DeviceLauncher::function(launch::Kernel which) const {
+    return which == launch::Kernel::main ? kernel_.main : which == launch::Kernel::tile ? kernel_.third : kernel_.second;
+}
+
 void* DeviceLauncher::workspace(std::size_t bytes) {
     if (caller_workspace_ != nullptr) {
         if (caller_bytes_ < bytes)
@@ -45,9 +54,7 @@ void* DeviceLauncher::workspace(std::size_t bytes) {
 
 void DeviceLauncher::start(launch::Kernel which, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes,
                            const void* params, std::size_t params_size, bool overlapped) {
-    void* function = which == launch::Kernel::main ? kernel_.main
-                     : which == launch::Kernel::tile ? kernel_.third
-                                                     : kernel_.second;
+    void* function = this->function(which);
     if (function == nullptr) fail(ErrorCode::unsupported, "this kernel family's module lacks the kernel asked for");
     if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;   // nothing to do (and not the call's first kernel)
     if (overlapped && device_.overlapped_launches(ordinal_))

@@ -26,11 +26,13 @@ public:
     void launch_overlapped(launch::Kernel which, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes,
                            const void* params, std::size_t params_size) override;
     int multiprocessor_count() override;
+    int resident_blocks(launch::Kernel which, device::Dim3 block, unsigned shared_bytes) override;
     // The device's (cached there), or CC1D_MEMORY_GBPS when set to a positive number.
     double memory_bandwidth_gbps() override;
     void* workspace(std::size_t bytes) override;
 
 private:
+    void* function(launch::Kernel which) const;
     void start(launch::Kernel which, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes, const void* params,
                std::size_t params_size, bool overlapped);
 

@@ -50,6 +50,7 @@ struct DriverApi {
 #if CC1D_HAVE_LAUNCH_EX
     decltype(&cuLaunchKernelEx) cuLaunchKernelEx_ = nullptr;   // optional
 #endif
+    decltype(&cuOccupancyMaxActiveBlocksPerMultiprocessor) cuOccupancyMaxActiveBlocksPerMultiprocessor_ = nullptr;   // optional
 };
 
 const DriverApi& driver() {
@@ -72,6 +73,8 @@ const DriverApi& driver() {
 #if CC1D_HAVE_LAUNCH_EX
         api.library.resolve(api.cuLaunchKernelEx_, CC1D_SYMBOL_NAME(cuLaunchKernelEx));
 #endif
+        api.library.resolve(api.cuOccupancyMaxActiveBlocksPerMultiprocessor_,
+                            CC1D_SYMBOL_NAME(cuOccupancyMaxActiveBlocksPerMultiprocessor));
         if (CUresult r = api.cuInit_(0); r != CUDA_SUCCESS) {
             const char* name = nullptr;
             api.cuGetErrorName_(r, &name);
@@ -177,6 +180,17 @@ public:
         check(cu_.cuLaunchKernel_(static_cast<CUfunction>(function), grid.x, grid.y, grid.z, block.x, block.y, block.z,
                                   shared_bytes, static_cast<CUstream>(stream), args, nullptr),
               "cuLaunchKernel");
+    }
+
+    int resident_blocks(void* function, int block_threads, unsigned shared_bytes) override {
+        if (cu_.cuOccupancyMaxActiveBlocksPerMultiprocessor_ == nullptr) return 0;
+        // Only a plan reads it: a failed query is "cannot say", and a broken context shows
+        // at the launch, which is checked.
+        int blocks = 0;
+        if (cu_.cuOccupancyMaxActiveBlocksPerMultiprocessor_(&blocks, static_cast<CUfunction>(function), block_threads,
+                                                             shared_bytes) != CUDA_SUCCESS)
+            return 0;
+        return blocks;
     }
 
     bool overlapped_launches(int device) override {

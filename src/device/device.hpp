@@ -53,6 +53,13 @@ public:
     // a build or driver without the launch call makes it a plain launch.
     virtual void launch_overlapped(void* function, Dim3 grid, Dim3 block, unsigned shared_bytes, void* stream,
                                    const void* params, std::size_t params_size) = 0;
+    // Blocks of `block_threads` threads and `shared_bytes` of dynamic shared memory that one
+    // multiprocessor holds at once for `function` (its registers and static shared memory
+    // count); 0 where the driver cannot say.
+    virtual int resident_blocks(void* function, int block_threads, unsigned shared_bytes) {
+        (void)function, (void)block_threads, (void)shared_bytes;
+        return 0;
+    }
 
     virtual void* allocate(std::size_t bytes) = 0;
     virtual void release(void* pointer) noexcept = 0;

@@ -39,6 +39,8 @@ struct HipApi {
 #undef CC1D_DECLARE
     // hipMalloc is overloaded in C++ (a typed template too): name the C signature.
     hipError_t (*hipMalloc_)(void**, size_t) = nullptr;
+    decltype(&hipModuleOccupancyMaxActiveBlocksPerMultiprocessor) hipModuleOccupancyMaxActiveBlocksPerMultiprocessor_ =
+        nullptr;   // optional
 };
 
 const HipApi& runtime() {
@@ -59,6 +61,8 @@ const HipApi& runtime() {
         CC1D_RESOLVE(hipMalloc)
 #undef CC1D_RESOLVE
         if (!failure.empty()) return;
+        api.library.resolve(api.hipModuleOccupancyMaxActiveBlocksPerMultiprocessor_,
+                            CC1D_HIP_SYMBOL_NAME(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor));
         if (hipError_t r = api.hipInit_(0); r != hipSuccess)
             failure = fmt::format("hipInit failed: {} ({})", api.hipGetErrorName_(r), int(r));
     });
@@ -123,6 +127,16 @@ public:
         check(hip_.hipModuleLaunchKernel_(static_cast<hipFunction_t>(function), grid.x, grid.y, grid.z, block.x, block.y,
                                           block.z, shared_bytes, static_cast<hipStream_t>(stream), nullptr, config),
               "hipModuleLaunchKernel");
+    }
+
+    int resident_blocks(void* function, int block_threads, unsigned shared_bytes) override {
+        if (hip_.hipModuleOccupancyMaxActiveBlocksPerMultiprocessor_ == nullptr) return 0;
+        // (As on CUDA: a failed query is "cannot say".)
+        int blocks = 0;
+        if (hip_.hipModuleOccupancyMaxActiveBlocksPerMultiprocessor_(&blocks, static_cast<hipFunction_t>(function),
+                                                                     block_threads, shared_bytes) != hipSuccess)
+            return 0;
+        return blocks;
     }
 
     bool overlapped_launches(int /*device*/) override { return false; }

@@ -68,6 +68,9 @@ void check_covers(const backward::Plan& plan, std::int64_t batch, std::int64_t s
 }
 
 constexpr int kH200Multiprocessors = 132;
+// A channel-last kernel that holds 5 blocks an SM: more than any wave of the register walk
+// plans, so its calls take no tail.
+constexpr int kMoreThanPlanned = 5;
 // The blocks a wave of the channel-last backward's register walk holds (up to width 4).
 std::int64_t wave_of(DType dtype) {
     return kH200Multiprocessors * CC1D_BWD_CL_BLOCKS_PER_SM(static_cast<int>(dtype_size(dtype)));
@@ -241,13 +244,15 @@ TEST_CASE("channel-last backward plan: calls below 2^24 elements take the tile k
 }
 
 TEST_CASE("channel-last backward plan: fp32 walks of 256 channel-steps where one wave of walks would be long") {
+    // Where no tail comes: a kernel that holds more blocks an SM than the wave plans
+    // (below: with 4, the tail comes instead).
     auto plan_of = [](int width, DType dtype, std::int64_t batch, std::int64_t dim, std::int64_t seqlen,
-                      bool seq_idx = false, bool states = false) {
+                      bool seq_idx = false, bool states = false, int resident = kMoreThanPlanned) {
         Variant v = backward_variant(dtype);
         v.width = width;
         v.seq_idx = seq_idx;
         v.initial_states = v.final_states = states;
-        return backward::plan_channel_last(v, shape_only_args(batch, dim, seqlen, dtype), kH200Multiprocessors);
+        return backward::plan_channel_last(v, shape_only_args(batch, dim, seqlen, dtype), kH200Multiprocessors, resident);
     };
     // 4x5376x4096 fp32, one wave of 688-step walks: 2 channels a thread (widths 3-4) walk
     // 128 steps, 4 (widths 1-2) walk 64; 2688 blocks either way, 5 waves of 528.
@@ -265,6 +270,14 @@ TEST_CASE("channel-last backward plan: fp32 walks of 256 channel-steps where one
         CHECK(blocks_of(plan) == 2688);
     }
     CHECK(plan_of(4, DType::fp32, 2, 4096, 8192).tile_len == 128);   // 512-step walks before
+    // A kernel of 4 blocks an SM (or one whose count is unknown) takes the tail instead.
+    for (const int resident : {4, 0}) {
+        CAPTURE(resident);
+        const backward::Plan tail = plan_of(4, DType::fp32, 4, 5376, 4096, false, false, resident);
+        CHECK(tail.tail_tiles == 8);
+        CHECK(tail.tile_len == 600);
+        CHECK(plan_of(1, DType::fp32, 4, 5376, 4096, false, false, resident).tail_tiles == 8);
+    }
     // Left alone: seq_idx, 16-bit x, widths past 4, and walks under 4 times the short one
     // (8x2048x1024: 128 steps already; at width 2, 64 would be two waves).
     // (Their long walks take a tail instead, below.)
@@ -279,11 +292,11 @@ TEST_CASE("channel-last backward plan: fp32 walks of 256 channel-steps where one
 
 TEST_CASE("channel-last backward plan: a tail of 64-step walks after one wave of long ones, fp32 and widths 5-8") {
     auto plan_of = [](int width, DType dtype, std::int64_t batch, std::int64_t dim, std::int64_t seqlen, bool seq_idx,
-                      int sm_count = kH200Multiprocessors) {
+                      int sm_count = kH200Multiprocessors, int resident = 0) {
         Variant v = backward_variant(dtype);
         v.width = width;
         v.seq_idx = seq_idx;
-        return backward::plan_channel_last(v, shape_only_args(batch, dim, seqlen, dtype), sm_count);
+        return backward::plan_channel_last(v, shape_only_args(batch, dim, seqlen, dtype), sm_count, resident);
     };
     // 4x5376x4096 fp32 with seq_idx: 6 walks a row of 688 steps become 6 of 600 (the last
     // 584) and 8 of 64 from step 3584; 24 long units in 6 parts, then 32 tail units in 8.
@@ -303,8 +316,8 @@ TEST_CASE("channel-last backward plan: a tail of 64-step walks after one wave of
         check_covers(plan, 4, 4096);
     }
     // No tail: 16-bit up to width 4 (measured slower or no faster), widths past 8, walks
-    // under 256 steps (8x2048x1024 fp32 with seq_idx), rows shorter than 512 steps, fp32
-    // walks already split by the drain rule, and the tile kernel's calls.
+    // under 256 steps (8x2048x1024 fp32 with seq_idx), rows shorter than 512 steps, and the
+    // tile kernel's calls; nor a kernel that holds more blocks an SM than the wave plans.
     for (const int width : {1, 2, 3, 4})
         for (const bool seq_idx : {false, true})
             for (const DType dtype : {DType::bf16, DType::fp16}) {
@@ -317,8 +330,14 @@ TEST_CASE("channel-last backward plan: a tail of 64-step walks after one wave of
     CHECK(plan_of(12, DType::fp32, 4, 5376, 4096, true).tail_tiles == 0);
     CHECK(plan_of(4, DType::fp32, 8, 2048, 1024, true).tail_tiles == 0);
     CHECK(plan_of(4, DType::fp32, 64, 2048, 500, true).tail_tiles == 0);
-    CHECK(plan_of(4, DType::fp32, 4, 5376, 4096, false).tail_tiles == 0);
+    CHECK(plan_of(4, DType::fp32, 4, 5376, 4096, false).tail_tiles == 8);   // (instead of the drain rule's walks)
     CHECK(plan_of(4, DType::fp32, 2, 4096, 2000, true).tail_tiles == 0);   // (tile kernel: < 2^24 elements)
+    for (const int resident : {0, 1, 3, 4, 5, 8}) {
+        CAPTURE(resident);
+        const bool fits = resident <= 4;   // (fp32, and 16-bit past width 4: waves of 4 blocks)
+        CHECK((plan_of(4, DType::fp32, 4, 5376, 4096, true, kH200Multiprocessors, resident).tail_tiles > 0) == fits);
+        CHECK((plan_of(8, DType::bf16, 4, 5376, 4096, false, kH200Multiprocessors, resident).tail_tiles > 0) == fits);
+    }
     // The GPU test's shape (gpu/test_backward.cpp, "long walks with a tail") takes the
     // tail on every GPU of 100 to 163 multiprocessors, each variant it runs.
     for (int sm_count = 100; sm_count <= 163; ++sm_count) {
@@ -328,6 +347,7 @@ TEST_CASE("channel-last backward plan: a tail of 64-step walks after one wave of
         check_covers(fp32, 2, 21011);
         CHECK(plan_of(8, DType::bf16, 2, 1001, 21011, false, sm_count).tail_tiles == 41);
         CHECK(plan_of(5, DType::fp16, 2, 1001, 21011, true, sm_count).tail_tiles == 41);
+        CHECK(plan_of(4, DType::fp32, 2, 1001, 21011, false, sm_count).tail_tiles == 41);
     }
 }
 
@@ -345,15 +365,17 @@ TEST_CASE("channel-last backward plan: the workspace query covers the plan of ev
                     v.seq_idx = seq_idx;
                     const BackwardArgs args = shape_only_args(shape[0], shape[1], shape[2], dtype);
                     const std::size_t query = launch::backward_workspace_bytes(v, args);
-                    for (int sm_count = 1; sm_count <= 1024; sm_count += sm_count < 16 ? 1 : 7) {
-                        CAPTURE(to_string(dtype));
-                        CAPTURE(width);
-                        CAPTURE(seq_idx);
-                        CAPTURE(shape[1]);
-                        CAPTURE(sm_count);
-                        const backward::Plan plan = backward::plan_channel_last(v, args, sm_count);
-                        CHECK(backward::workspace_bytes(v, args, plan) <= query);
-                    }
+                    for (int sm_count = 1; sm_count <= 1024; sm_count += sm_count < 16 ? 1 : 7)
+                        for (const int resident : {0, kMoreThanPlanned}) {   // (a tail, or none)
+                            CAPTURE(to_string(dtype));
+                            CAPTURE(width);
+                            CAPTURE(seq_idx);
+                            CAPTURE(shape[1]);
+                            CAPTURE(sm_count);
+                            CAPTURE(resident);
+                            const backward::Plan plan = backward::plan_channel_last(v, args, sm_count, resident);
+                            CHECK(backward::workspace_bytes(v, args, plan) <= query);
+                        }
                 }
 }
 

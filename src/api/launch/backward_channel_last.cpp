@@ -130,13 +130,21 @@ std::int64_t tail_tiles_for(const Variant& v, std::int64_t seqlen) {
 
 // Gives `plan` (one wave of walks of plan.tile_len steps, `threads_y` units a part) its
 // tail where the rule above calls for one: walks at least kTailMinWalk long in a wave too
-// full for another part.
-void add_tail(Plan& plan, const Variant& v, std::int64_t batch, std::int64_t seqlen, std::int64_t wave, int threads_y) {
+// full for another part, of a kernel that holds no more blocks an SM than the wave plans
+// (`resident_blocks`, 0: unknown).
+void add_tail(Plan& plan, const Variant& v, std::int64_t batch, std::int64_t seqlen, std::int64_t wave, int threads_y,
+              int resident_blocks) {
     constexpr std::int64_t kChunkGranule = 8;
     const std::int64_t tail_tiles = tail_tiles_for(v, seqlen);
     const std::int64_t long_parts = util::ceil_div(batch * plan.tiles, std::int64_t(threads_y));
     const bool full_wave = plan.channel_groups * (long_parts + 1) > wave;
     if (tail_tiles == 0 || plan.tile_len < kTailMinWalk || !full_wave) return;
+    // A kernel that fits more blocks an SM than the wave plans takes the tail's first
+    // blocks beside the long walks from the start, which then end later: on an H200,
+    // 4x5376x4096 16-bit without SiLU (4 blocks, 3 planned) 8% slower with a tail, fp32
+    // width 3 with SiLU and width 4 without it (5 blocks, 4 planned) 7% and 5% slower than
+    // the drain rule, where fp32 width 4 with SiLU (4 blocks) ran 1.7% faster (entry 111).
+    if (resident_blocks > blocks_per_sm(v)) return;
     if (env::flag("CC1D_DISABLE_BACKWARD_TAIL")) return;   // (read only where a tail would come)
     plan.tail_len = kTailLen;
     plan.tail_tiles = tail_tiles;
@@ -154,7 +162,7 @@ std::int64_t channel_last_tail_parts(const Variant& variant, const BackwardArgs&
     return util::ceil_div(args.x.shape[0] * tail_tiles_for(variant, args.x.shape[2]), std::int64_t(threads_y)) + 1;
 }
 
-Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_count) {
+Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_count, int resident_blocks) {
     const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
     if (takes_tile(variant, args)) return plan_channel_last_tile(variant, args, sm_count);
     const int threads_x = CC1D_BWD_CL_THREADS_X;
@@ -216,12 +224,17 @@ Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_
     // 0.4%, in 1.3 (256) 7.6%. 16-bit walks, twice the work a byte, lost up to 9% at 128
     // and 256 steps; seq_idx 3-6%. The rule can give a GPU of fewer multiprocessors more
     // parts (backward_workspace_bytes bounds both ends).
-    const std::int64_t drain_walk = kDrainChannelSteps / channels;
-    if (dtype_size(variant.x_dtype) == 4 && !variant.seq_idx && variant.width <= 4 && chunk >= kDrainWaves * drain_walk)
-        chunk = drain_walk;
+    // Where a tail of short walks (add_tail) drains the wave instead, it does; it measured
+    // faster where it comes (docs/perf.md, entry 111).
     plan.tile_len = chunk;
     plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen, chunk));
-    add_tail(plan, variant, batch, seqlen, wave, threads_y);
+    add_tail(plan, variant, batch, seqlen, wave, threads_y, resident_blocks);
+    const std::int64_t drain_walk = kDrainChannelSteps / channels;
+    if (plan.tail_tiles == 0 && dtype_size(variant.x_dtype) == 4 && !variant.seq_idx && variant.width <= 4 &&
+        chunk >= kDrainWaves * drain_walk) {
+        plan.tile_len = drain_walk;
+        plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen, drain_walk));
+    }
     plan.parts = std::max<std::int64_t>(1, util::ceil_div(batch * (plan.tiles + plan.tail_tiles), threads_y));
     return plan;
 }
@@ -229,7 +242,12 @@ Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_
 }  // namespace backward
 
 void backward_channel_last(Launcher& launcher, const Variant& variant, const BackwardArgs& args) {
-    const backward::Plan plan = backward::plan_channel_last(variant, args, launcher.multiprocessor_count());
+    const int sm_count = launcher.multiprocessor_count();
+    backward::Plan plan = backward::plan_channel_last(variant, args, sm_count);
+    // (Asked only of calls that would take a tail: one driver query.)
+    if (plan.tail_tiles > 0)
+        if (const int resident = launcher.resident_blocks(launch::Kernel::main, plan.block, plan.shared_bytes))
+            plan = backward::plan_channel_last(variant, args, sm_count, resident);
     backward::run(launcher, variant, args, plan, backward::make_params(variant, args));
 }
 

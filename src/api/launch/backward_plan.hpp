@@ -35,7 +35,10 @@ struct Plan {
 // gives fewer for a smaller (backward_workspace_bytes relies on both). `fast_memory`: the device's
 // DRAM is fast (util::fast_memory), which decides how channel-first 16-bit tiles are staged.
 Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm_count, bool fast_memory);
-Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_count);
+// `resident_blocks`: how many blocks of the module's main kernel an SM holds
+// (Launcher::resident_blocks; 0: unknown, taken as the wave's); where it is more than
+// the wave plans, the channel-last plan takes no tail.
+Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_count, int resident_blocks = 0);
 
 // The most partial rows the tail of plan_channel_last adds to a call's, on any device
 // (backward_workspace_bytes: a tail comes and goes with the multiprocessor count).

@@ -14,24 +14,25 @@ namespace cc1d::launch {
 // 304 CUs), on either memory, bound what any current GPU asks for.
 std::size_t backward_workspace_bytes(const Variant& variant, const BackwardArgs& args) {
     constexpr int kManyMultiprocessors = 1024;
-    auto plan_for = [&](int sm_count, bool fast_memory) {
-        return variant.layout == Layout::channel_last
-                   ? backward::plan_channel_last(variant, args, sm_count)   // (memory speed not used)
-                   : backward::plan_channel_first(variant, args, sm_count, fast_memory);
-    };
     std::size_t bytes = 0;
+    auto cover = [&](const backward::Plan& plan) { bytes = std::max(bytes, backward::workspace_bytes(variant, args, plan)); };
+    if (variant.layout == Layout::channel_first) {
+        for (int sm_count : {1, kManyMultiprocessors})
+            for (bool fast_memory : {false, true}) cover(backward::plan_channel_first(variant, args, sm_count, fast_memory));
+        return bytes;
+    }
+    // Channel-last: with and without a tail (the tail needs a kernel that holds no more
+    // blocks an SM than the wave plans, which the query cannot know; without it the fp32
+    // drain rule may come instead). A tail comes and goes with the multiprocessor count,
+    // and need not at either end: bound it by the long walks' most parts and the tail's.
+    constexpr int kNoTail = kManyMultiprocessors;   // (resident blocks past any wave's)
     for (int sm_count : {1, kManyMultiprocessors})
-        for (bool fast_memory : {false, true})
-            bytes = std::max(bytes, backward::workspace_bytes(variant, args, plan_for(sm_count, fast_memory)));
-    // A channel-last tail (plan_channel_last) adds parts on the devices whose wave of long
-    // walks it fills, which need not be either end: bound it by the long walks' most parts
-    // and the tail's.
-    if (variant.layout == Layout::channel_last) {
-        backward::Plan bound = plan_for(kManyMultiprocessors, false);
-        if (!bound.tile) {
-            bound.parts = std::max(bound.parts, plan_for(1, false).parts) + backward::channel_last_tail_parts(variant, args);
-            bytes = std::max(bytes, backward::workspace_bytes(variant, args, bound));
-        }
+        for (int resident : {0, kNoTail}) cover(backward::plan_channel_last(variant, args, sm_count, resident));
+    backward::Plan bound = backward::plan_channel_last(variant, args, kManyMultiprocessors, kNoTail);
+    if (!bound.tile) {
+        bound.parts = std::max(bound.parts, backward::plan_channel_last(variant, args, 1, kNoTail).parts) +
+                      backward::channel_last_tail_parts(variant, args);
+        cover(bound);
     }
     return bytes;
 }

@@ -30,6 +30,12 @@ public:
     virtual void launch_overlapped(Kernel kernel, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes,
                                    const void* params, std::size_t params_size) = 0;
     virtual int multiprocessor_count() = 0;
+    // Blocks of the module's `kernel` (of `block` threads and `shared_bytes` of dynamic
+    // shared memory) one multiprocessor holds at once; 0 where the device cannot say.
+    virtual int resident_blocks(Kernel kernel, device::Dim3 block, unsigned shared_bytes) {
+        (void)kernel, (void)block, (void)shared_bytes;
+        return 0;
+    }
     // The device's peak DRAM bandwidth (Device::memory_bandwidth_gbps).
     virtual double memory_bandwidth_gbps() = 0;
     // Device memory of at least `bytes` for this call (reused across calls on the same
