@@ -109,11 +109,12 @@ Plan plan_channel_last_tile(const Variant& variant, const BackwardArgs& args, in
 // (docs/perf.md, entry 111), 4x5376x4096 with SiLU and seq_idx: fp32 85.7% -> 90.9% of
 // copy bandwidth (walks of 688 -> 600 steps), without SiLU 81.8% -> 91.4%, with both
 // states 85.2% -> 90.1%, width 2 -1.7%; 2x4096x8192 fp32 -4.9%; fp32 width 8 -2.3%;
-// 16-bit width 8 -3.3%, with seq_idx -8.9%. Not 16-bit up to width 4, whose walks gained
-// nothing with SiLU (+0.6%, seq_idx -0.9%) and lost 8% without it (their <= 128
-// registers let a fourth block onto each SM beside the wave, a tail block from the
-// start), nor past width 8 (width 16 +3%). A tail of a quarter of a row gained the
-// same or less; 128-step tail walks less.
+// 16-bit width 8 -3.3%, with seq_idx -8.9%; fp32 without seq_idx up to width 4, which the
+// drain rule below walks in ~5 waves otherwise, 1.3-1.7% (H100 0.9-1.5%). Not 16-bit up
+// to width 4, whose walks gained nothing with SiLU (+0.6%, seq_idx -0.9%) and lost 8%
+// without it, nor past width 8 (width 16 +3%), nor kernels that hold more blocks an SM
+// than the wave plans (add_tail). A tail of a quarter of a row gained the same or less;
+// 128-step tail walks less.
 constexpr std::int64_t kTailMinWalk = 256;
 constexpr std::int64_t kTailLen = 64;
 constexpr std::int64_t kTailShare = 8;
