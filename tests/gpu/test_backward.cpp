@@ -364,16 +364,16 @@ TEST_CASE("backward: channel-last long walks with a tail of short ones") {
     // 2 x 1001 x 21011: fp32, and 16-bit past width 4, walk at least 256 steps in one wave
     // on GPUs of 100 to 163 multiprocessors, so each row's last 2,624 steps go to 41 walks
     // of 64 (the long ones then 232-368 steps) whose blocks run after the long walks'
-    // (backward_channel_last.cpp, bl_unit_of):
-    // the long chunks end at the tail's start, not at a multiple of their length, and a
-    // part may hold long and tail units. fp32 width 4 with SiLU, seq_idx and both states
+    // (backward_channel_last.cpp, bl_unit_of): the long chunks end at the tail's start,
+    // not at a multiple of their length, and a part may hold long and tail units. fp32 width 4 with SiLU, seq_idx and both states
     // (the row's first chunk walks into the initial states, the tail's last into dfinal),
     // contiguous, deterministic; bf16 width 8 with SiLU, atomic, into a caller's workspace
     // of the queried size (the tail's partial rows); fp16 width 5 with seq_idx, strided
     // and misaligned views (element path), accumulating into x's dtype; fp32 width 4 with
-    // SiLU without seq_idx, padded views (a call the drain rule walks in short walks where
-    // its kernel holds more blocks an SM than the wave plans; on sm_90 it holds 4). The
-    // plan asks the driver how many blocks an SM holds (Launcher::resident_blocks).
+    // SiLU without seq_idx, padded and misaligned views, accumulating (a call the drain
+    // rule walks in short walks where its kernel holds more blocks an SM than the wave
+    // plans; on sm_90 it holds 4). The plan asks the driver how many blocks an SM holds
+    // (Launcher::resident_blocks).
     struct Call {
         DType x;
         int width;

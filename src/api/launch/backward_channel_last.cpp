@@ -45,6 +45,9 @@ constexpr double kLongWalkBlocksPerSm = 1.5;
 constexpr std::int64_t kDrainChannelSteps = 256;
 constexpr std::int64_t kDrainWaves = 4;
 
+// Chunk lengths the wave-fitting rules choose are multiples of this many steps.
+constexpr std::int64_t kChunkGranule = 8;
+
 // Powers of two leave a wave up to half empty (4x5376x4096 in 16-bit: 336 of 528
 // blocks, 16% occupancy). Given a chunk whose grid fits the wave, this is the shortest
 // chunk (a multiple of kChunkGranule, never longer, never below CC1D_BWD_CL_MIN_CHUNK)
@@ -53,7 +56,6 @@ constexpr std::int64_t kDrainWaves = 4;
 // (backward_workspace_bytes relies on that).
 std::int64_t fill_wave(std::int64_t chunk, std::int64_t seqlen, std::int64_t batch, std::int64_t wave,
                        std::int64_t channel_groups, std::int64_t units_per_part) {
-    constexpr std::int64_t kChunkGranule = 8;
     const std::int64_t parts = wave / std::max<std::int64_t>(channel_groups, 1);
     const std::int64_t tiles = parts * units_per_part / std::max<std::int64_t>(batch, 1);   // units <= parts * per part
     if (chunk >= seqlen || tiles < 1) return chunk;
@@ -135,7 +137,6 @@ std::int64_t tail_tiles_for(const Variant& v, std::int64_t seqlen) {
 // (`resident_blocks`, 0: unknown).
 void add_tail(Plan& plan, const Variant& v, std::int64_t batch, std::int64_t seqlen, std::int64_t wave, int threads_y,
               int resident_blocks) {
-    constexpr std::int64_t kChunkGranule = 8;
     const std::int64_t tail_tiles = tail_tiles_for(v, seqlen);
     const std::int64_t long_parts = util::ceil_div(batch * plan.tiles, std::int64_t(threads_y));
     const bool full_wave = plan.channel_groups * (long_parts + 1) > wave;
