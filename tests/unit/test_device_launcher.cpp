@@ -2,7 +2,8 @@
 // before it waits, so only a kernel of the same call may come before it: the first
 // kernel of every call is a plain launch, whatever the family asks. Checked against a
 // device that records launches, for the launcher alone and for whole backward calls in
-// each of their reduction modes.
+// each of their reduction modes. Also: the occupancy query the channel-last backward
+// makes before it takes a tail of short walks.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -21,6 +22,7 @@ namespace {
 struct Launch {
     void* function;
     bool overlapped;
+    unsigned blocks = 0;   // grid.x * grid.y
 };
 
 // Records launches; everything else a launcher must not need here fails the test.
@@ -29,13 +31,25 @@ public:
     explicit RecordingDevice(bool overlap) : overlap_(overlap) {}
     std::vector<Launch> launches;
 
-    void launch(void* function, device::Dim3, device::Dim3, unsigned, void*, const void*, std::size_t) override {
-        launches.push_back({function, false});
+    void launch(void* function, device::Dim3 grid, device::Dim3, unsigned, void*, const void*, std::size_t) override {
+        launches.push_back({function, false, grid.x * grid.y});
     }
     bool overlapped_launches(int) override { return overlap_; }
-    void launch_overlapped(void* function, device::Dim3, device::Dim3, unsigned, void*, const void*,
+    void launch_overlapped(void* function, device::Dim3 grid, device::Dim3, unsigned, void*, const void*,
                            std::size_t) override {
-        launches.push_back({function, true});
+        launches.push_back({function, true, grid.x * grid.y});
+    }
+    // Occupancy queries: answered with `resident`, and recorded.
+    int resident = 0;
+    struct Query {
+        void* function;
+        int threads;
+        unsigned shared;
+    };
+    std::vector<Query> queries;
+    int resident_blocks(void* function, int block_threads, unsigned shared_bytes) override {
+        queries.push_back({function, block_threads, shared_bytes});
+        return resident;
     }
 
 private:
@@ -44,7 +58,7 @@ private:
 
 // Stand-ins for the two kernels of a loaded module and a caller's workspace.
 int main_kernel, second_kernel;
-float workspace[1 << 16];
+float workspace[1 << 20];
 
 struct Call {
     RecordingDevice device;
@@ -157,5 +171,57 @@ TEST_CASE("device launcher: CC1D_MEMORY_GBPS sets the DRAM bandwidth the plans s
         INFO("CC1D_MEMORY_GBPS='", bad, "'");
         test::ScopedEnv ignored("CC1D_MEMORY_GBPS", bad);
         CHECK(call.launcher.memory_bandwidth_gbps() == 3352.0);
+    }
+}
+
+TEST_CASE("device launcher: resident blocks are the device's answer for the kernel asked, 0 for one the module lacks") {
+    Call call(true);
+    call.device.resident = 4;
+    CHECK(call.launcher.resident_blocks(launch::Kernel::main, device::Dim3{32, 4, 1}, 512) == 4);
+    REQUIRE(call.device.queries.size() == 1);
+    CHECK(call.device.queries[0].function == &main_kernel);
+    CHECK(call.device.queries[0].threads == 128);
+    CHECK(call.device.queries[0].shared == 512);
+    CHECK(call.launcher.resident_blocks(launch::Kernel::tile, kBlock, 0) == 0);   // (no third kernel)
+    CHECK(call.device.queries.size() == 1);
+}
+
+TEST_CASE("channel-last backward call: a tail only where the kernel holds no more blocks an SM than the wave plans") {
+    // 2 x 1001 x 21011 fp32 with seq_idx on 132 multiprocessors: one wave of 16 channel
+    // groups x 33 parts of 320-step walks, planned for 4 blocks an SM; with its tail 54
+    // parts (backward_channel_last.cpp). Only calls a tail would come to ask the device:
+    // not 2 x 1001 x 2000, whose walks are shorter than a tail needs.
+    Variant variant;
+    variant.op = Op::bwd;
+    variant.layout = Layout::channel_last;
+    variant.width = 4;
+    variant.x_dtype = variant.weight_dtype = DType::fp32;
+    variant.activation = Activation::silu;
+    variant.seq_idx = true;
+    variant.deterministic = true;
+    auto args_of = [](std::int64_t L) {
+        BackwardArgs args;
+        args.x = args.dout = args.dx = Tensor(nullptr, DType::fp32, {2, 1001, L}, {1001 * L, 1, 1001});
+        args.weight = args.dweight = Tensor(nullptr, DType::fp32, {1001, 4}, {4, 1});
+        args.seq_idx = Tensor(nullptr, DType::int32, {2, L}, {L, 1});
+        return args;
+    };
+    struct Case {
+        int resident;
+        std::int64_t seqlen;
+        unsigned main_blocks;
+        std::size_t queries;
+    };
+    for (const Case c : {Case{4, 21011, 16 * 54, 1}, Case{0, 21011, 16 * 54, 1}, Case{5, 21011, 16 * 33, 1},
+                         Case{4, 2000, 0, 0}}) {
+        CAPTURE(c.resident);
+        CAPTURE(c.seqlen);
+        Call call(true);
+        call.device.resident = c.resident;
+        launch::backward_channel_last(call.launcher, variant, args_of(c.seqlen));
+        CHECK(call.device.queries.size() == c.queries);
+        REQUIRE_FALSE(call.device.launches.empty());
+        CHECK(call.device.launches[0].function == &main_kernel);
+        if (c.main_blocks != 0) CHECK(call.device.launches[0].blocks == c.main_blocks);
     }
 }
