@@ -1,11 +1,13 @@
-// How the backward splits a call over blocks. Channel-last: one wave at most (a thread
-// walks its chunk for the whole call, so a second wave would double the time), as full
-// as whole chunks allow, but for fp32 calls whose wave of walks would be long (several
-// waves of short walks then); the tile kernel for calls below 2^24 elements (without
-// seq_idx or states, up to width 4; fp32 only with rows of whole 16-byte vectors); and a
-// workspace query that covers the plan of any multiprocessor count. Channel-first: tiles within the shared memory a
-// block gets without opting in, the tile shapes and splits the measurements chose, and a
-// workspace query that covers the plan of any multiprocessor count.
+// How the backward splits a call over blocks. Channel-last: one wave of long walks at most
+// (a thread walks its chunk for the whole call, so a second wave would double the time),
+// as full as whole chunks allow, and for fp32 and widths 5-8 a tail of short walks after
+// it where the kernel holds no more blocks an SM than the wave plans (else, for fp32 up
+// to width 4 without seq_idx, several waves of short walks); the tile kernel for calls
+// below 2^24 elements (without seq_idx or states, up to width 4; fp32 only with rows of
+// whole 16-byte vectors); and a workspace query that covers the plan of any
+// multiprocessor count, with or without a tail. Channel-first: tiles within the shared
+// memory a block gets without opting in, the tile shapes and splits the measurements
+// chose, and a workspace query that covers the plan of any multiprocessor count.
 #include <algorithm>
 #include <array>
 #include <cstdint>
