@@ -184,6 +184,25 @@ bool run_backward_case(const BackwardVariant& v, const Run& r, std::uint32_t see
     return passes == 2;
 }
 
+// The seq_idx cases of long sequences: every dtype x `widths`, with SiLU, initial and
+// final states, views and the dweight dtype rotated; seeds from case_seed(salt, i).
+void run_long_sequence_cases(Layout layout, std::int64_t B, std::int64_t D, std::int64_t L,
+                             const std::array<int, 4>& widths, std::uint64_t salt) {
+    const bool cl = layout == Layout::channel_last;
+    std::uint64_t index = 0;
+    for (DType x : {DType::bf16, DType::fp16, DType::fp32})
+        for (int width : widths) {
+            const int turn = static_cast<int>(index);
+            BackwardVariant v{layout, {x, x}, width, turn % 2 ? Activation::silu : Activation::none, true,
+                              true, turn % 3 == 0, turn % 3 == 1, turn != 4};
+            const Run r{B, D, L, view_kind(turn, cl), view_kind(turn + 1, cl), view_kind(turn + 2, cl),
+                        view_kind(0, false), turn % 2 == 0, false, turn % 3 == 0};
+            const std::uint32_t seed = case_seed(salt, index++);
+            INFO(v.name(), " | ", r.name(), " | seed ", seed);
+            run_backward_case(v, r, seed);
+        }
+}
+
 }  // namespace
 
 TEST_CASE("backward: every layout x dtype pair x width, features rotated") {
@@ -433,18 +452,7 @@ TEST_CASE("backward: channel-last seq_idx with long sequences, batches inside on
     // comparing ids, bl_batch_sequence), across several and in padding; 16-bit widths 3-4
     // hold 4 channels a thread (3 blocks per multiprocessor), 5-8 two, fp32 two and one;
     // 523 channels leave a partial channel group.
-    std::uint64_t index = 0;
-    for (DType x : {DType::bf16, DType::fp16, DType::fp32})
-        for (int width : {3, 4, 5, 8}) {
-            const int turn = static_cast<int>(index);
-            BackwardVariant v{Layout::channel_last, {x, x}, width, turn % 2 ? Activation::silu : Activation::none, true,
-                              true, turn % 3 == 0, turn % 3 == 1, turn != 4};
-            const Run r{2, 523, 2053, view_kind(turn, true), view_kind(turn + 1, true), view_kind(turn + 2, true),
-                        view_kind(0, false), turn % 2 == 0, false, turn % 3 == 0};
-            const std::uint32_t seed = case_seed(16, index++);
-            INFO(v.name(), " | ", r.name(), " | seed ", seed);
-            run_backward_case(v, r, seed);
-        }
+    run_long_sequence_cases(Layout::channel_last, 2, 523, 2053, {3, 4, 5, 8}, 16);
 }
 
 TEST_CASE("backward: channel-first seq_idx with long sequences, warps of vectors inside one and across several") {
@@ -454,18 +462,7 @@ TEST_CASE("backward: channel-first seq_idx with long sequences, warps of vectors
     // bf_warp_untested; widths 2 and 4 test them all), across several and in padding;
     // width 16 in 16-bit has two-byte masks and two halo vectors after a vector (its dx
     // vote tests both); the row end leaves lanes of the last warp past it.
-    std::uint64_t index = 0;
-    for (DType x : {DType::bf16, DType::fp16, DType::fp32})
-        for (int width : {2, 4, 5, 16}) {
-            const int turn = static_cast<int>(index);
-            BackwardVariant v{Layout::channel_first, {x, x}, width, turn % 2 ? Activation::silu : Activation::none, true,
-                              true, turn % 3 == 0, turn % 3 == 1, turn != 4};
-            const Run r{2, 37, 4099, view_kind(turn, false), view_kind(turn + 1, false), view_kind(turn + 2, false),
-                        view_kind(0, false), turn % 2 == 0, false, turn % 3 == 0};
-            const std::uint32_t seed = case_seed(27, index++);
-            INFO(v.name(), " | ", r.name(), " | seed ", seed);
-            run_backward_case(v, r, seed);
-        }
+    run_long_sequence_cases(Layout::channel_first, 2, 37, 4099, {2, 4, 5, 16}, 27);
 }
 
 TEST_CASE("backward: small calls in one launch, 1 to 4 positions a thread, blocks of 1 to 256 channels") {

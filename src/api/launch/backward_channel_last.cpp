@@ -134,9 +134,9 @@ std::int64_t tail_tiles_for(const Variant& v, std::int64_t seqlen) {
 // Gives `plan` (one wave of walks of plan.tile_len steps, `threads_y` units a part) its
 // tail where the rule above calls for one: walks at least kTailMinWalk long in a wave too
 // full for another part, of a kernel that holds no more blocks an SM than the wave plans
-// (`resident_blocks`, 0: unknown).
+// (`resident_blocks`, asked last).
 void add_tail(Plan& plan, const Variant& v, std::int64_t batch, std::int64_t seqlen, std::int64_t wave, int threads_y,
-              int resident_blocks) {
+              const ResidentBlocks& resident_blocks) {
     const std::int64_t tail_tiles = tail_tiles_for(v, seqlen);
     const std::int64_t long_parts = util::ceil_div(batch * plan.tiles, std::int64_t(threads_y));
     const bool full_wave = plan.channel_groups * (long_parts + 1) > wave;
@@ -146,8 +146,8 @@ void add_tail(Plan& plan, const Variant& v, std::int64_t batch, std::int64_t seq
     // 4x5376x4096 16-bit without SiLU (4 blocks, 3 planned) 8% slower with a tail, fp32
     // width 3 with SiLU and width 4 without it (5 blocks, 4 planned) 7% and 5% slower than
     // the drain rule, where fp32 width 4 with SiLU (4 blocks) ran 1.7% faster (entry 111).
-    if (resident_blocks > blocks_per_sm(v)) return;
     if (env::flag("CC1D_DISABLE_BACKWARD_TAIL")) return;   // (read only where a tail would come)
+    if (resident_blocks(plan.block, plan.shared_bytes) > blocks_per_sm(v)) return;
     plan.tail_len = kTailLen;
     plan.tail_tiles = tail_tiles;
     plan.tail_start = seqlen - tail_tiles * kTailLen;
@@ -165,6 +165,11 @@ std::int64_t channel_last_tail_parts(const Variant& variant, const BackwardArgs&
 }
 
 Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_count, int resident_blocks) {
+    return plan_channel_last(variant, args, sm_count, [resident_blocks](device::Dim3, unsigned) { return resident_blocks; });
+}
+
+Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_count,
+                       const ResidentBlocks& resident_blocks) {
     const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
     if (takes_tile(variant, args)) return plan_channel_last_tile(variant, args, sm_count);
     const int threads_x = CC1D_BWD_CL_THREADS_X;
@@ -244,12 +249,9 @@ Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_
 }  // namespace backward
 
 void backward_channel_last(Launcher& launcher, const Variant& variant, const BackwardArgs& args) {
-    const int sm_count = launcher.multiprocessor_count();
-    backward::Plan plan = backward::plan_channel_last(variant, args, sm_count);
-    // (Asked only of calls that would take a tail: one driver query.)
-    if (plan.tail_tiles > 0)
-        if (const int resident = launcher.resident_blocks(launch::Kernel::main, plan.block, plan.shared_bytes))
-            plan = backward::plan_channel_last(variant, args, sm_count, resident);
+    const backward::Plan plan = backward::plan_channel_last(
+        variant, args, launcher.multiprocessor_count(),
+        [&launcher](device::Dim3 block, unsigned shared) { return launcher.resident_blocks(Kernel::main, block, shared); });
     backward::run(launcher, variant, args, plan, backward::make_params(variant, args));
 }
 

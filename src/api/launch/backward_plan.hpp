@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "api/launch/launch.hpp"
 #include "params.h"
@@ -35,9 +36,14 @@ struct Plan {
 // gives fewer for a smaller (backward_workspace_bytes relies on both). `fast_memory`: the device's
 // DRAM is fast (util::fast_memory), which decides how channel-first 16-bit tiles are staged.
 Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm_count, bool fast_memory);
-// `resident_blocks`: how many blocks of the module's main kernel an SM holds
-// (Launcher::resident_blocks; 0: unknown, taken as the wave's); where it is more than
-// the wave plans, the channel-last plan takes no tail.
+// How many blocks of the module's main kernel (of `block` threads and `shared_bytes` of
+// dynamic shared memory) an SM holds: Launcher::resident_blocks, 0 where unknown (taken
+// as the wave's). The channel-last plan asks only where it would take a tail of short
+// walks, and takes none where the answer is more than its wave plans.
+using ResidentBlocks = std::function<int(device::Dim3 block, unsigned shared_bytes)>;
+Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_count,
+                       const ResidentBlocks& resident_blocks);
+// The same with the answer given (the workspace query, tests).
 Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_count, int resident_blocks = 0);
 
 // The most partial rows the tail of plan_channel_last adds to a call's, on any device
