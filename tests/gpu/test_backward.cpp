@@ -299,7 +299,7 @@ TEST_CASE("backward: channel-first rows off 16-byte boundaries, x, dout and dx m
     // loads and stores of either staging (bwd_channel_first.cu). Odd lengths move each
     // row's start by another offset; x, dout and dx are misaligned one at a time and
     // together (a tensor at a boundary then goes element by element too); both stagings
-    // of 16-bit tiles; rows of 17 (a row's first and last vectors only), 1031 and 4099
+    // of 16-bit tiles; rows of 17 (a partial last vector in 16-bit), 1031 and 4099
     // steps; every dtype.
     std::uint64_t index = 0;
     const ViewOptions aligned = view_kind(0, false), by_one = view_kind(2, false), strided_by_three = view_kind(3, false);
