@@ -38,6 +38,8 @@
 //
 // Rows that are not 16-byte aligned (vector_ok == 0) or tails shorter than a vector take
 // the element-wise path of cc1d_v16_load / cc1d_v16_store; the algorithm is unchanged.
+// In 16-bit the host gives such calls a module of their own (CC1D_SHIFTED_ROWS,
+// Variant::shifted_rows; bf_load_vector below).
 
 constexpr int kBfHalo = (CC1D_K + CC1D_VEC - 1) / CC1D_VEC;   // 16-byte vectors of halo per side
 constexpr int kBfHaloElems = kBfHalo * CC1D_VEC;
@@ -142,6 +144,31 @@ CC1D_DEVICE bf_shared bf_carve(cc1d_vec16* base, int tile_vecs) {
     return s;
 }
 
+// The vector of a row at pos, and its store, as cc1d_v16_load / cc1d_v16_store with
+// `vectorized` (p.vector_ok: every row of x, dout and dx 16-byte aligned with unit stride,
+// and the vector inside the row). A module with CC1D_SHIFTED_ROWS (16-bit calls
+// whose rows are not, Variant::shifted_rows) reads a vector of a row of unit stride as
+// two aligned loads and a shift and writes it as the widest aligned stores
+// (cc1d_v16_load_row), where the others go element by element. On an H200 such calls ran
+// 12-37% faster (4x5376x4095 bf16 SiLU: 26% -> 41% of copy bandwidth); the same code in
+// every module had slowed aligned calls by up to 3%, the compiler's register choices
+// changed by its presence (docs/perf.md, entry 112), hence a module of its own.
+CC1D_DEVICE cc1d_vec16 bf_load_vector(const x_t* row, cc1d_i64 stride, cc1d_i64 pos, cc1d_i64 L, bool vectorized) {
+#if CC1D_SHIFTED_ROWS
+    return cc1d_v16_load_row(row, stride, pos, L, vectorized);
+#else
+    return cc1d_v16_load(row, stride, pos, L, vectorized);
+#endif
+}
+CC1D_DEVICE void bf_store_vector(x_t* row, cc1d_i64 stride, cc1d_i64 pos, cc1d_i64 L, bool vectorized,
+                                 const cc1d_vec16& v) {
+#if CC1D_SHIFTED_ROWS
+    cc1d_v16_store_row(row, stride, pos, L, vectorized, v);
+#else
+    cc1d_v16_store(row, stride, pos, L, vectorized, v);
+#endif
+}
+
 // x̃ at a position before the row start: initial_states when given, else 0.
 CC1D_DEVICE x_t bf_before_start(const cc1d_bwd_params& p, cc1d_i64 b, cc1d_i64 d, cc1d_i64 pos) {
 #if CC1D_HAS_INITIAL_STATES
@@ -160,7 +187,7 @@ CC1D_DEVICE cc1d_vec16 bf_load_x(const cc1d_bwd_params& p, const x_t* xrow, cc1d
     const cc1d_i64 L = p.seqlen;
     if (pos >= 0) {
         if (pos >= L) return cc1d_v16_zero();
-        return cc1d_v16_load(xrow, p.x_stride_l, pos, L, p.vector_ok != 0 && pos + CC1D_VEC <= L);
+        return bf_load_vector(xrow, p.x_stride_l, pos, L, p.vector_ok != 0 && pos + CC1D_VEC <= L);
     }
     cc1d_vec16 v = cc1d_v16_zero();
 #pragma unroll
@@ -457,8 +484,8 @@ CC1D_DEVICE void bf_dx_vector(const cc1d_bwd_params& p, const bf_shared& s, cons
         dx[e] = acc;
     }
     // Rounded to x_t two at a time where the hardware can (cc1d_v16_from_floats).
-    cc1d_v16_store(t.dxrow, p.dx_stride_l, pos, t.L, p.vector_ok != 0 && pos + CC1D_VEC <= t.L,
-                   cc1d_v16_from_floats(dx));
+    bf_store_vector(t.dxrow, p.dx_stride_l, pos, t.L, p.vector_ok != 0 && pos + CC1D_VEC <= t.L,
+                    cc1d_v16_from_floats(dx));
     (void)s; (void)j;
 }
 
@@ -531,9 +558,9 @@ CC1D_DEVICE void bf_stage_own_async(const cc1d_bwd_params& p, const bf_shared& s
         if (p.vector_ok != 0 && pos + CC1D_VEC <= t.L) {
             cc1d_copy16_async(s.x + kBfHalo + j, t.xrow + pos);
             cc1d_copy16_async(s.d + j, t.drow + pos);
-        } else {   // element by element; zeros past the row end
-            s.x[kBfHalo + j] = cc1d_v16_load(t.xrow, p.x_stride_l, pos, t.L, false);
-            s.d[j] = cc1d_v16_load(t.drow, p.dout_stride_l, pos, t.L, false);
+        } else {   // through registers (bf_load_vector); zeros past the row end
+            s.x[kBfHalo + j] = bf_load_vector(t.xrow, p.x_stride_l, pos, t.L, false);
+            s.d[j] = bf_load_vector(t.drow, p.dout_stride_l, pos, t.L, false);
         }
     }
 }
@@ -587,8 +614,8 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
             const cc1d_i64 pos = t.t0 + (cc1d_i64)(tid + i * nt) * CC1D_VEC;
             if (i < p.ilp && pos < t.L) {
                 const bool v = p.vector_ok != 0 && pos + CC1D_VEC <= t.L;
-                rx[i] = cc1d_v16_load(t.xrow, p.x_stride_l, pos, t.L, v);
-                rd[i] = cc1d_v16_load(t.drow, p.dout_stride_l, pos, t.L, v);
+                rx[i] = bf_load_vector(t.xrow, p.x_stride_l, pos, t.L, v);
+                rd[i] = bf_load_vector(t.drow, p.dout_stride_l, pos, t.L, v);
             }
         }
     }
@@ -600,7 +627,7 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
         halo = bf_load_x(p, t.xrow, t.b, t.d, t.t0 + t.tile_len + (cc1d_i64)(tid - kBfHalo) * CC1D_VEC);
     } else if (tid >= 2 * kBfHalo && tid < 3 * kBfHalo) {
         const cc1d_i64 pos = t.t0 + t.tile_len + (cc1d_i64)(tid - 2 * kBfHalo) * CC1D_VEC;
-        if (pos < t.L) halo = cc1d_v16_load(t.drow, p.dout_stride_l, pos, t.L, p.vector_ok != 0 && pos + CC1D_VEC <= t.L);
+        if (pos < t.L) halo = bf_load_vector(t.drow, p.dout_stride_l, pos, t.L, p.vector_ok != 0 && pos + CC1D_VEC <= t.L);
     }
 #if CC1D_HAS_SEQ_IDX
     // Seq masks of the own vectors and (threads h < kBfHalo) of vector tile_vecs + h after

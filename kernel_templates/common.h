@@ -256,6 +256,30 @@ CC1D_DEVICE void cc1d_v16_store(x_t* row, cc1d_i64 stride, cc1d_i64 pos, cc1d_i6
     }
 }
 
+// The vector at `pos` of a row as cc1d_v16_load reads it, for rows that may start off a
+// 16-byte boundary: one aligned load where `aligned` (the caller's promise for the whole
+// row: 16-byte aligned, unit stride) and the vector lies in [0, len); else, in a row of
+// unit stride away from its first and last vectors, two aligned loads and a shift; else
+// element by element.
+CC1D_DEVICE cc1d_vec16 cc1d_v16_load_row(const x_t* row, cc1d_i64 stride, cc1d_i64 pos, cc1d_i64 len, bool aligned) {
+    if (aligned && pos + CC1D_VEC <= len) return cc1d_v16_load_aligned(row + pos);
+    if (stride == 1 && cc1d_v16_shifted_ok(pos, len)) return cc1d_v16_load_shifted(row + pos);
+    return cc1d_v16_load(row, stride, pos, len, false);
+}
+// The store of cc1d_v16_load_row: one aligned store, the widest aligned pieces in a row
+// of unit stride (cc1d_v16_store_split), or element by element, writing nothing outside
+// [0, len).
+CC1D_DEVICE void cc1d_v16_store_row(x_t* row, cc1d_i64 stride, cc1d_i64 pos, cc1d_i64 len, bool aligned,
+                                    const cc1d_vec16& v) {
+    if (aligned && pos + CC1D_VEC <= len) {
+        cc1d_v16_store_global(row + pos, v);
+    } else if (stride == 1 && pos >= 0 && pos + CC1D_VEC <= len) {
+        cc1d_v16_store_split(row + pos, v);
+    } else {
+        cc1d_v16_store(row, stride, pos, len, false, v);
+    }
+}
+
 // ---- seq_idx as masks per position ---------------------------------------------------
 // A position's mask says which of the K positions before it are in its sequence: bit m
 // (1 <= m <= K) is set where seq_idx[t - m] == seq_idx[t], bit 0 where seq_idx[t] >= 0

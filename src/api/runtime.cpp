@@ -6,6 +6,7 @@
 
 #include "api/device_launcher.hpp"
 #include "api/kernel_store.hpp"
+#include "api/launch/backward_plan.hpp"
 #include "api/launch/backward_small.hpp"
 #include "api/launch/forward_small.hpp"
 #include "api/launch/launch.hpp"
@@ -106,6 +107,8 @@ void Runtime::backward(const BackwardArgs& args, void* stream) {
         run_op(*impl_, variant, args, stream, launch_small);
         return;
     }
+    // 16-bit channel-first rows off 16-byte boundaries: a module of their own (backward_plan.hpp).
+    variant.shifted_rows = launch::backward::takes_shifted_rows(variant, args);
     // An empty x still defines dweight/dbias (zero, or unchanged with accumulate): the
     // launchers handle it, so there is no early return here.
     run_op(*impl_, variant, args, stream,

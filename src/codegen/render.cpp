@@ -38,6 +38,7 @@ std::string variant_macros(const Variant& v, const std::string& entry, const std
     define("CC1D_HAS_CACHE_SEQLENS", int(v.cache_seqlens));
     define("CC1D_HAS_STATE_INDICES", int(v.state_indices));
     define("CC1D_CHANNEL_LAST", int(v.layout == Layout::channel_last));
+    define("CC1D_SHIFTED_ROWS", int(v.shifted_rows));
     define("CC1D_ENTRY", entry);
     if (!second_entry.empty()) define(second_kernel(v).macro, second_entry);
     if (!third_entry.empty()) define(third_kernel(v).macro, third_entry);

@@ -124,6 +124,10 @@ std::vector<BenchCase> expand_case(const FieldReader& reader, const Json& object
         reader.fail(child_path(path, "small_call"),
                     "a call takes the small-call kernel by its size (CC1D_DISABLE_SMALL_FORWARD and "
                     "CC1D_DISABLE_SMALL_BACKWARD turn it off); only precompile configs list small_call");
+    if (std::find(variant.shifted_rows.begin(), variant.shifted_rows.end(), true) != variant.shifted_rows.end())
+        reader.fail(child_path(path, "shifted_rows"),
+                    "a call takes the shifted-rows module by its rows (CC1D_DISABLE_SHIFTED_ROWS turns it off); only "
+                    "precompile configs list shifted_rows");
     check_shape_fields(reader, object, path, variant.op);
     if (object.contains("seqlens")) base.seqlens = read_seqlens(reader, object, path);
 

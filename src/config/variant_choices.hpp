@@ -26,6 +26,8 @@ struct VariantChoices {
     std::vector<Activation> activation;
     std::vector<bool> bias, seq_idx, initial_states, final_states, deterministic, cache_seqlens, state_indices;
     std::vector<bool> small_call;   // fwd, bwd: the small-call module (precompile configs; a call picks it by its size)
+    std::vector<bool> shifted_rows;   // bwd: the module of 16-bit channel-first rows off 16-byte boundaries
+                                      // (precompile configs; a call picks it by its rows)
 };
 
 // Reads the variant fields of `object` (other keys are the caller's to check). A flag
@@ -55,6 +57,7 @@ void add_variant_axes(Expansion<Item>& expansion, const VariantChoices& c, Varia
     expansion.add_axis(c.cache_seqlens, set(&Variant::cache_seqlens));
     expansion.add_axis(c.state_indices, set(&Variant::state_indices));
     expansion.add_axis(c.small_call, set(&Variant::small_call));
+    expansion.add_axis(c.shifted_rows, set(&Variant::shifted_rows));
 }
 
 }  // namespace cc1d::config

@@ -48,6 +48,9 @@ Variant Variant::normalized() const {
     // The small-call kernel sums dweight/dbias in a fixed order whatever the mode asks:
     // one module serves both.
     if (v.small_call) v.deterministic = true;
+    // Only the channel-first backward's main kernels in 16-bit have a shifted-rows form.
+    if (v.op != Op::bwd || v.layout != Layout::channel_first || v.x_dtype == DType::fp32 || v.small_call)
+        v.shifted_rows = false;
     if (v.op != Op::update) v.cache_seqlens = v.state_indices = false;
     // Update kernels read (B, D, T) with any unit stride; they have no layout of their own.
     if (v.op == Op::update) v.layout = Layout::channel_first;
@@ -65,7 +68,7 @@ std::uint32_t Variant::packed() const {
     put(static_cast<std::uint32_t>(v.weight_dtype), 2);
     put(static_cast<std::uint32_t>(v.activation), 1);
     for (bool flag : {v.bias, v.seq_idx, v.initial_states, v.final_states, v.deterministic, v.cache_seqlens,
-                      v.state_indices, v.small_call})
+                      v.state_indices, v.small_call, v.shifted_rows})
         put(flag ? 1u : 0u, 1);
     return bits;
 }
@@ -80,6 +83,7 @@ std::string Variant::canonical() const {
                             int(v.initial_states), int(v.final_states));
     if (v.op == Op::bwd) text += fmt::format(",deterministic={}", int(v.deterministic));
     if (v.small_call) text += ",small_call=1";   // (only when set: the other texts stay as they were)
+    if (v.shifted_rows) text += ",shifted_rows=1";   // (likewise)
     if (v.op == Op::update)
         text += fmt::format(",cache_seqlens={},state_indices={}", int(v.cache_seqlens), int(v.state_indices));
     if (v.op == Op::varlen_fwd) text += fmt::format(",states={}", int(v.initial_states));
@@ -99,6 +103,7 @@ std::string Variant::entry_name() const {
     if (v.cache_seqlens) name += "_circular";
     if (v.state_indices) name += "_indexed";
     if (v.small_call) name += "_small";
+    if (v.shifted_rows) name += "_shifted";
     return name;
 }
 
@@ -154,6 +159,8 @@ Variant Variant::parse(const std::string& text) {
             v.state_indices = parse_bool(field, value);
         } else if (field == "small_call") {
             v.small_call = parse_bool(field, value);
+        } else if (field == "shifted_rows") {
+            v.shifted_rows = parse_bool(field, value);
         } else {
             fail(ErrorCode::invalid_argument, "variant text '{}': unknown field '{}'", text, field);
         }

@@ -58,11 +58,13 @@ struct Family {
     Op op;
     Layout layout;
     bool small_call = false;   // the small-call module (fwd_small.cu, bwd_small.cu)
+    bool shifted_rows = false;   // the channel-first backward's module of rows off 16-byte boundaries (16-bit)
 };
 const Family kFamilies[] = {{Op::fwd, Layout::channel_first},      {Op::fwd, Layout::channel_last},
                             {Op::fwd, Layout::channel_first, true}, {Op::fwd, Layout::channel_last, true},
                             {Op::bwd, Layout::channel_first},      {Op::bwd, Layout::channel_last},
                             {Op::bwd, Layout::channel_first, true}, {Op::bwd, Layout::channel_last, true},
+                            {Op::bwd, Layout::channel_first, false, true},
                             {Op::update, Layout::channel_first},   {Op::varlen_fwd, Layout::channel_first},
                             {Op::varlen_fwd, Layout::channel_last}};
 
@@ -82,6 +84,8 @@ std::vector<Variant> matrix(int width_stride, bool all_pairs) {
                     if (!(full || all_pairs || width == 4 || w == x)) continue;
                     Variant v = family_variant(f.op, f.layout, width, x, w, rotation++);
                     v.small_call = f.small_call;
+                    v.shifted_rows = f.shifted_rows;
+                    if (f.shifted_rows && x == DType::fp32) continue;   // (no such module: the main one, listed above)
                     out.push_back(v.normalized());
                 }
         }

@@ -295,34 +295,40 @@ TEST_CASE("backward: channel-first 16-bit tiles staged both ways (CC1D_MEMORY_GB
 }
 
 TEST_CASE("backward: channel-first rows off 16-byte boundaries, x, dout and dx misaligned alone and together") {
-    // Rows that do not start at a 16-byte boundary (vector_ok == 0) take the element-wise
-    // loads and stores of either staging (bwd_channel_first.cu). Odd lengths move each
-    // row's start by another offset; x, dout and dx are misaligned one at a time and
-    // together (a tensor at a boundary then goes element by element too); both stagings
-    // of 16-bit tiles; rows of 17 (a partial last vector in 16-bit), 1031 and 4099
-    // steps; every dtype.
+    // Rows that do not start at a 16-byte boundary (vector_ok == 0): in 16-bit the
+    // shifted-rows module (Variant::shifted_rows: two aligned loads and a shift a vector,
+    // the widest aligned stores, element by element at a row's ends), and with
+    // CC1D_DISABLE_SHIFTED_ROWS the main module's element-wise loads and stores, which fp32
+    // always takes. Odd lengths move each row's start by another offset; x, dout and dx are
+    // misaligned one at a time and together (a tensor at a boundary then takes the same
+    // path); both stagings of 16-bit tiles; rows of 17 (a partial last vector in 16-bit),
+    // 1031 and 4099 steps.
     std::uint64_t index = 0;
     const ViewOptions aligned = view_kind(0, false), by_one = view_kind(2, false), strided_by_three = view_kind(3, false);
-    for (const char* gbps : {"3000", "5000"}) {
-        ScopedEnv memory("CC1D_MEMORY_GBPS", gbps);
-        for (DType x : {DType::fp32, DType::bf16, DType::fp16})
-            for (int turn = 0; turn < 4; ++turn) {
-                const int width = std::array<int, 4>{2, 4, 5, 8}[static_cast<std::size_t>(turn)];
-                const Activation act = (turn + static_cast<int>(index)) % 2 == 0 ? Activation::silu : Activation::none;
-                BackwardVariant v{Layout::channel_first, {x, x}, width, act, true, turn == 3, turn == 1, turn == 2, true};
-                const std::int64_t L = std::array<std::int64_t, 4>{1031, 4099, 17, 1031}[static_cast<std::size_t>(turn)];
-                const ViewOptions views[4][3] = {{by_one, aligned, aligned},
-                                                 {aligned, strided_by_three, aligned},
-                                                 {aligned, aligned, by_one},
-                                                 {strided_by_three, by_one, strided_by_three}};
-                const auto& view = views[turn];
-                const Run r{L > 2000 ? 1 : 3, L > 2000 ? 300 : 37, L, view[0], view[1], view[2], aligned, turn % 2 == 0,
-                            turn == 2, v.initial_states};
-                const std::uint32_t seed = case_seed(73, index++);
-                INFO("CC1D_MEMORY_GBPS=", gbps, " | ", v.name(), " | ", r.name(), " | seed ", seed);
-                run_backward_case(v, r, seed);
-            }
-    }
+    for (const char* main_module : {"0", "1"})
+        for (const char* gbps : {"3000", "5000"}) {
+            ScopedEnv element_wise("CC1D_DISABLE_SHIFTED_ROWS", main_module);
+            ScopedEnv memory("CC1D_MEMORY_GBPS", gbps);
+            for (DType x : {DType::fp32, DType::bf16, DType::fp16})
+                for (int turn = 0; turn < 4; ++turn) {
+                    if (x == DType::fp32 && main_module[0] == '1') continue;   // (fp32: the same module either way)
+                    const int width = std::array<int, 4>{2, 4, 5, 8}[static_cast<std::size_t>(turn)];
+                    const Activation act = (turn + static_cast<int>(index)) % 2 == 0 ? Activation::silu : Activation::none;
+                    BackwardVariant v{Layout::channel_first, {x, x}, width, act, true, turn == 3, turn == 1, turn == 2, true};
+                    const std::int64_t L = std::array<std::int64_t, 4>{1031, 4099, 17, 1031}[static_cast<std::size_t>(turn)];
+                    const ViewOptions views[4][3] = {{by_one, aligned, aligned},
+                                                     {aligned, strided_by_three, aligned},
+                                                     {aligned, aligned, by_one},
+                                                     {strided_by_three, by_one, strided_by_three}};
+                    const auto& view = views[turn];
+                    const Run r{L > 2000 ? 1 : 3, L > 2000 ? 300 : 37, L, view[0], view[1], view[2], aligned, turn % 2 == 0,
+                                turn == 2, v.initial_states};
+                    const std::uint32_t seed = case_seed(73, index++);
+                    INFO("CC1D_DISABLE_SHIFTED_ROWS=", main_module, " | CC1D_MEMORY_GBPS=", gbps, " | ", v.name(), " | ",
+                         r.name(), " | seed ", seed);
+                    run_backward_case(v, r, seed);
+                }
+        }
 }
 
 TEST_CASE("backward: fp32 channel-first walks without SiLU, dout buffers alternating by unit") {

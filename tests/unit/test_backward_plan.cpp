@@ -7,7 +7,8 @@
 // whole 16-byte vectors); and a workspace query that covers the plan of any
 // multiprocessor count, with or without a tail. Channel-first: tiles within the shared
 // memory a block gets without opting in, the tile shapes and splits the measurements
-// chose, and a workspace query that covers the plan of any multiprocessor count.
+// chose, a workspace query that covers the plan of any multiprocessor count, and in
+// 16-bit the module of rows off 16-byte boundaries.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include <doctest/doctest.h>
 
 #include "api/launch/backward_plan.hpp"
+#include "support/scoped_env.hpp"
 
 using namespace cc1d;
 using namespace cc1d::launch;
@@ -576,4 +578,40 @@ TEST_CASE("backward reduce: the kernel's shift and run length stand for the divi
             CHECK(p.reduce_run_rows * slices >= parts);                            // every row in a run
         }
     }
+}
+
+TEST_CASE("backward: 16-bit channel-first rows off 16-byte boundaries take the shifted-rows module") {
+    // x, dout and dx of one (B, D, L) view: `data` as the start, `strides` as given.
+    auto args_of = [](DType dtype, std::int64_t seqlen, std::uintptr_t data, std::array<std::int64_t, 3> strides) {
+        BackwardArgs args;
+        const void* start = reinterpret_cast<const void*>(data);
+        args.x = Tensor(start, dtype, {2, 3, seqlen}, {strides[0], strides[1], strides[2]});
+        args.dout = args.dx = args.x;
+        return args;
+    };
+    const std::uintptr_t aligned = 0x10000, off_by_one = 0x10002;
+    auto contiguous = [](std::int64_t seqlen) { return std::array<std::int64_t, 3>{3 * seqlen, seqlen, 1}; };
+    for (DType dtype : {DType::bf16, DType::fp16}) {
+        INFO(to_string(dtype));
+        const Variant v = backward_variant(dtype, Layout::channel_first);
+        CHECK_FALSE(backward::takes_shifted_rows(v, args_of(dtype, 4096, aligned, contiguous(4096))));   // whole vectors
+        CHECK(backward::takes_shifted_rows(v, args_of(dtype, 1031, aligned, contiguous(1031))));         // odd L
+        CHECK(backward::takes_shifted_rows(v, args_of(dtype, 4096, off_by_one, contiguous(4096))));      // misaligned view
+        // Rows of no unit stride (a channel-last memory read as channel-first) gain nothing.
+        CHECK_FALSE(backward::takes_shifted_rows(v, args_of(dtype, 1031, aligned, std::array<std::int64_t, 3>{3 * 1031, 1, 3})));
+        CHECK_FALSE(backward::takes_shifted_rows(v, args_of(dtype, 0, off_by_one, contiguous(0))));      // empty
+        Variant small = v;
+        small.small_call = true;
+        CHECK_FALSE(backward::takes_shifted_rows(small, args_of(dtype, 1031, aligned, contiguous(1031))));
+        Variant last = v;
+        last.layout = Layout::channel_last;
+        CHECK_FALSE(backward::takes_shifted_rows(last, args_of(dtype, 1031, aligned, std::array<std::int64_t, 3>{3 * 1031, 1, 3})));
+        {
+            test::ScopedEnv off("CC1D_DISABLE_SHIFTED_ROWS", "1");
+            CHECK_FALSE(backward::takes_shifted_rows(v, args_of(dtype, 1031, aligned, contiguous(1031))));
+        }
+    }
+    // fp32 keeps its element loads (the shift cost it more than it saved with SiLU).
+    const Variant fp32 = backward_variant(DType::fp32, Layout::channel_first);
+    CHECK_FALSE(backward::takes_shifted_rows(fp32, args_of(DType::fp32, 1031, aligned, contiguous(1031))));
 }

@@ -113,6 +113,20 @@ namespace {
 bool has_second(const Variant& variant) { return !codegen::render_source(variant, "cuda").second_entry.empty(); }
 }  // namespace
 
+TEST_CASE("the shifted-rows module of the channel-first backward: its macro and entries") {
+    Variant v;
+    v.op = Op::bwd;
+    v.x_dtype = v.weight_dtype = DType::fp16;
+    auto source = codegen::render_source(v, "cuda");
+    CHECK(source.text.find("#define CC1D_SHIFTED_ROWS 0") != std::string::npos);
+    v.shifted_rows = true;
+    source = codegen::render_source(v, "hip");
+    CHECK(source.text.find("#define CC1D_SHIFTED_ROWS 1") != std::string::npos);
+    CHECK(codegen::family_template(v) == "bwd_channel_first.cu");
+    CHECK(source.entry == v.entry_name());
+    CHECK(source.second_entry == v.entry_name() + "_reduce");
+}
+
 TEST_CASE("every channel-last forward variant is the tile kernel alone") {
     Variant v;
     v.op = Op::fwd;

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -194,6 +195,16 @@ TEST_CASE("a feature flag that no listed op reads is an error") {
               "variants[0].initial_states"));
     CHECK(has(precompile_error(R"({"variants": [{"op": "update", "small_call": true}]})"),
               "variants[0].small_call: small_call true applies to op fwd, bwd only"));
+    CHECK(has(precompile_error(R"({"variants": [{"op": "fwd", "shifted_rows": true}]})"),
+              "variants[0].shifted_rows: shifted_rows true applies to op bwd only"));
+    // The shifted-rows module only where asked for, and only where it exists (16-bit).
+    const auto shifted = precompile_from(
+        R"({"variants": [{"op": "bwd", "x_dtype": ["fp32", "bf16"], "small_call": false, "shifted_rows": [false, true]}]})")
+                             .variants;
+    REQUIRE(shifted.size() == 3);   // fp32 has one module
+    CHECK(std::count_if(shifted.begin(), shifted.end(), [](const Variant& s) { return s.shifted_rows; }) == 1);
+    for (const auto& s : precompile_from(R"({"variants": [{"op": "bwd", "x_dtype": "bf16"}]})").variants)
+        CHECK_FALSE(s.shifted_rows);
     // A forward's or backward's small-call module, named apart from its main module.
     const auto small = precompile_from(R"({"variants": [{"op": "bwd", "small_call": [false, true]}]})").variants;
     REQUIRE(small.size() == 2);
@@ -318,6 +329,8 @@ TEST_CASE("bench config errors") {
               "cases[0].width: 17 is outside 1 to 16"));
     CHECK(has(bench_error(one_case(R"("op": "bwd", "batch": 1, "dim": 1, "seqlen": 8, "small_call": true)")),
               "cases[0].small_call: a call takes the small-call kernel by its size"));
+    CHECK(has(bench_error(one_case(R"("op": "bwd", "batch": 1, "dim": 1, "seqlen": 8, "shifted_rows": true)")),
+              "cases[0].shifted_rows: a call takes the shifted-rows module by its rows"));
     CHECK(has(bench_error(R"({"reps": 0, "cases": []})"), "cfg.json: reps: 0 is outside 1 to 100000"));
     CHECK(has(bench_error(R"({"graph_replay": 1, "cases": []})"),
               "cfg.json: graph_replay: expected true or false, got the number 1"));
@@ -366,8 +379,10 @@ TEST_CASE("the shipped configs load") {
     for (const Variant& v : mamba.variants) ops.insert(v.op);
     CHECK(ops.size() == 4);
     // 72 plain fwd/bwd + 63 Mamba-2 forwards + 9 Mamba-2 backwards + 36 updates + 72 varlen,
-    // and each of the 36 + 63 forwards and 36 + 9 backwards also as its small-call module.
-    CHECK(mamba.variants.size() == 72 + 63 + 9 + 36 + 72 + 36 + 63 + 36 + 9);
+    // each of the 36 + 63 forwards and 36 + 9 backwards also as its small-call module, and
+    // 12 16-bit channel-first backwards as their shifted-rows module.
+    CHECK(mamba.variants.size() == 72 + 63 + 9 + 36 + 72 + 36 + 63 + 36 + 9 + 12);
+    CHECK(std::count_if(mamba.variants.begin(), mamba.variants.end(), [](const Variant& v) { return v.shifted_rows; }) == 12);
     int small_forwards = 0, small_backwards = 0;
     for (const Variant& v : mamba.variants) {
         small_forwards += v.small_call && v.op == Op::fwd;

@@ -44,7 +44,7 @@ TEST_CASE("every distinct variant gets a distinct key, entry name and packed num
         for (Layout layout : {Layout::channel_first, Layout::channel_last})
             for (int width : {1, 2, 16})
                 for (DType x : {DType::fp32, DType::fp16, DType::bf16})
-                    for (int flags = 0; flags < 128; ++flags) {
+                    for (int flags = 0; flags < 256; ++flags) {
                         Variant v;
                         v.op = op;
                         v.layout = layout;
@@ -58,6 +58,7 @@ TEST_CASE("every distinct variant gets a distinct key, entry name and packed num
                         v.final_states = flags & 16;
                         v.cache_seqlens = flags & 32;
                         v.small_call = flags & 64;
+                        v.shifted_rows = flags & 128;
                         const std::string text = v.canonical();
                         if (!texts.insert(text).second) continue;   // normalized duplicate
                         ++count;
@@ -65,6 +66,36 @@ TEST_CASE("every distinct variant gets a distinct key, entry name and packed num
                         CHECK(numbers.insert(v.packed()).second);
                     }
     CHECK(count > 500);
+}
+
+TEST_CASE("the shifted-rows module: 16-bit channel-first backward main kernels only, named apart") {
+    Variant v;
+    v.op = Op::bwd;
+    v.x_dtype = v.weight_dtype = DType::bf16;
+    v.shifted_rows = true;
+    CHECK(v.canonical().find(",shifted_rows=1") != std::string::npos);
+    CHECK(v.entry_name().substr(v.entry_name().size() - 8) == "_shifted");
+    const Variant back = Variant::parse(v.canonical());
+    CHECK(back.shifted_rows);
+    CHECK(back == v);
+    Variant plain = v;
+    plain.shifted_rows = false;
+    CHECK(plain.canonical().find("shifted") == std::string::npos);   // other texts as they were
+    CHECK(plain.packed() != v.packed());
+    // Reset where no such module exists: fp32, channel-last, the small-call module, other ops.
+    auto reset = [](Variant w) { return !w.normalized().shifted_rows; };
+    Variant fp32 = v;
+    fp32.x_dtype = DType::fp32;
+    CHECK(reset(fp32));
+    Variant last = v;
+    last.layout = Layout::channel_last;
+    CHECK(reset(last));
+    Variant small = v;
+    small.small_call = true;
+    CHECK(reset(small));
+    Variant fwd = v;
+    fwd.op = Op::fwd;
+    CHECK(reset(fwd));
 }
 
 TEST_CASE("parse names the bad field") {

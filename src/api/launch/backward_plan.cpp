@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "api/launch/launch_util.hpp"
+#include "common/env.hpp"
 #include "common/fail.hpp"
 
 namespace cc1d::launch::backward {
@@ -50,6 +51,14 @@ bool vector_rows(const Variant& variant, const BackwardArgs& args) {
     const int axis = variant.layout == Layout::channel_last ? 1 : 2;
     return util::rows_vectorizable(args.x, axis) && util::rows_vectorizable(args.dout, axis) &&
            util::rows_vectorizable(args.dx, axis);
+}
+
+bool takes_shifted_rows(const Variant& variant, const BackwardArgs& args) {
+    if (variant.op != Op::bwd || variant.layout != Layout::channel_first || variant.x_dtype == DType::fp32 ||
+        variant.small_call || args.x.numel() == 0 || vector_rows(variant, args))
+        return false;
+    const bool unit_rows = util::unit_stride(args.x, 2) || util::unit_stride(args.dout, 2) || util::unit_stride(args.dx, 2);
+    return unit_rows && !env::flag("CC1D_DISABLE_SHIFTED_ROWS");
 }
 
 cc1d_bwd_params make_params(const Variant& variant, const BackwardArgs& args) {

@@ -61,6 +61,13 @@ std::size_t workspace_bytes(const Variant& variant, const BackwardArgs& args, co
 // contiguous axis (L channel-first, D channel-last): cc1d_bwd_params.vector_ok.
 bool vector_rows(const Variant& variant, const BackwardArgs& args);
 
+// Whether a channel-first call in 16-bit whose rows are not all whole 16-byte vectors
+// (vector_rows) runs the module of such rows (Variant::shifted_rows: two aligned loads and
+// a shift a vector where a row has unit stride, bwd_channel_first.cu): when x, dout or
+// dx has unit stride along L and the call is not empty. CC1D_DISABLE_SHIFTED_ROWS=1
+// keeps such calls on the main module (element-by-element loads and stores).
+bool takes_shifted_rows(const Variant& variant, const BackwardArgs& args);
+
 // Pointers, shapes, strides and flags; the split and the modes are run()'s.
 cc1d_bwd_params make_params(const Variant& variant, const BackwardArgs& args);
 
