@@ -150,9 +150,10 @@ CC1D_DEVICE bf_shared bf_carve(cc1d_vec16* base, int tile_vecs) {
 // whose rows are not, Variant::shifted_rows) reads a vector of a row of unit stride as
 // two aligned loads and a shift and writes it as the widest aligned stores
 // (cc1d_v16_load_row), where the others go element by element. On an H200 such calls ran
-// 12-37% faster (4x5376x4095 bf16 SiLU: 26% -> 41% of copy bandwidth); the same code in
-// every module had slowed aligned calls by up to 3%, the compiler's register choices
-// changed by its presence (docs/perf.md, entry 112), hence a module of its own.
+// 9-41% faster (4x5376x4095 bf16 SiLU: 26% -> 41% of copy bandwidth; docs/perf.md entry
+// 113); the same code in every module had slowed aligned calls by up to 3%, the
+// compiler's register choices changed by its presence (entry 112), hence a module of its
+// own, and without CC1D_SHIFTED_ROWS these wrappers compile to the calls they replaced.
 CC1D_DEVICE cc1d_vec16 bf_load_vector(const x_t* row, cc1d_i64 stride, cc1d_i64 pos, cc1d_i64 L, bool vectorized) {
 #if CC1D_SHIFTED_ROWS
     return cc1d_v16_load_row(row, stride, pos, L, vectorized);
