@@ -611,7 +611,7 @@ TEST_CASE("backward: 16-bit channel-first rows off 16-byte boundaries take the s
             CHECK_FALSE(backward::takes_shifted_rows(v, args_of(dtype, 1031, aligned, contiguous(1031))));
         }
     }
-    // fp32 keeps its element loads (the shift cost it more than it saved with SiLU).
+    // fp32 keeps its element loads (the shift won only on the largest shape, docs/perf.md entry 115).
     const Variant fp32 = backward_variant(DType::fp32, Layout::channel_first);
     CHECK_FALSE(backward::takes_shifted_rows(fp32, args_of(DType::fp32, 1031, aligned, contiguous(1031))));
 }
