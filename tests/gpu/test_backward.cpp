@@ -165,23 +165,31 @@ bool run_backward_case(const BackwardVariant& v, const Run& r, std::uint32_t see
     const auto want = reference::backward(t.args(v, r, false));
     const auto tol = reference::tolerance_for(v.dtypes.x);
     const auto reduction = reduction_tolerance_in(t.dweight.dtype(), r.B * r.L);
-    // A call the small-call kernel takes runs a second time through the main kernels.
-    const int passes = takes_small_backward_kernel(args) ? 2 : 1;
-    for (int pass = 0; pass < passes; ++pass) {
+    // A call the small-call kernel takes runs again through the main kernels; one its
+    // vector kernel takes also runs with that kernel switched off.
+    enum class Path { as_planned, no_vector_kernel, main_kernels };
+    std::vector<Path> paths = {Path::as_planned};
+    const bool small = takes_small_backward_kernel(args);
+    if (takes_small_vector_kernel(args)) paths.push_back(Path::no_vector_kernel);
+    if (small) paths.push_back(Path::main_kernels);
+    for (const Path path : paths) {
+        std::optional<NoSmallVectorKernel> no_vectors;
         std::optional<MainBackwardKernelsOnly> main_only;
-        if (pass == 1) {
-            main_only.emplace();
-            t.reset_outputs();
-        }
-        const char* path = passes == 1 ? "main kernels" : (pass == 0 ? "small-call kernel" : "main kernels (small-call kernel off)");
-        INFO(path);
+        if (path == Path::no_vector_kernel) no_vectors.emplace();
+        if (path == Path::main_kernels) main_only.emplace();
+        if (path != Path::as_planned) t.reset_outputs();
+        const char* name = !small ? "main kernels"
+                           : path == Path::as_planned       ? "small-call kernel"
+                           : path == Path::no_vector_kernel ? "small-call vector kernel off"
+                                                            : "main kernels (small-call kernel off)";
+        INFO(name);
         if (!call_ok([&] { runtime().backward(args); })) break;
         check_tensor("dx", t.dx, want.dx, tol);
         check_tensor("dweight", t.dweight, plus(t.prior_dweight, want.dweight), reduction);
         if (v.bias) check_tensor("dbias", t.dbias, plus(t.prior_dbias, want.dbias), reduction);
         if (r.want_dinit) check_tensor("dinitial_states", t.dinitial_states, want.dinitial_states, tol);
     }
-    return passes == 2;
+    return small;
 }
 
 // The seq_idx cases of long sequences: every dtype x `widths`, with SiLU, initial and
@@ -559,6 +567,53 @@ TEST_CASE("backward: channel-first short rows of many channels, small-call kerne
             const std::uint32_t seed = case_seed(23, index++);
             INFO(v.name(), " | ", r.name(), " | seed ", seed);
             CHECK_MESSAGE(run_backward_case(v, r, seed), "the call did not take the small-call kernel");
+        }
+}
+
+TEST_CASE("backward: channel-first rows of whole 16-byte vectors in one launch, up to 4096 positions a channel") {
+    // The small-call module's vector kernel (bwd_small_vectors.cu): rows of whole vectors,
+    // widths 1 to 4 without seq_idx or states, from one vector a channel (256 channels a
+    // block) to 512 (two a thread: 4096 positions in 16-bit, 2048 in fp32); D cuts the
+    // last block short; views contiguous or padded by whole vectors (both take the kernel),
+    // and one misaligned or padded by odd amounts in every fifth call (which must not).
+    // Each call also runs with the vector kernel off and through the main kernels.
+    struct Shape {
+        std::int64_t B, D, L;
+        bool fp32;   // fp32 x takes the kernel up to 2048 positions, 16-bit up to 4096
+    };
+    const std::array<Shape, 9> shapes = {{{1, 300, 8, true},
+                                          {3, 37, 16, false},
+                                          {2, 67, 64, true},
+                                          {4, 37, 512, true},
+                                          {4, 29, 512, false},
+                                          {8, 21, 512, false},
+                                          {1, 13, 4096, false},
+                                          {3, 5, 1360, false},
+                                          {5, 260, 24, true}}};
+    ViewOptions padded;
+    padded.pad[0] = 1, padded.pad[1] = 3, padded.pad[2] = 8;
+    std::uint64_t index = 0;
+    for (const auto& shape : shapes)
+        for (int width : {1, 2, 3, 4}) {
+            const int turn = static_cast<int>(index);
+            const std::size_t pair = static_cast<std::size_t>(shape.fp32 ? turn % 9 : 3 + turn % 6);
+            const DTypePair dtypes = dtype_pairs()[pair];
+            const bool takes = turn % 5 != 4;
+            const ViewOptions whole = turn % 2 ? padded : ViewOptions{};
+            const ViewOptions other = takes ? whole : view_kind(2 + turn % 2, false);
+            BackwardVariant v{Layout::channel_first, dtypes, width, turn % 2 ? Activation::silu : Activation::none,
+                              turn % 4 != 3, false, false, false, turn % 3 != 0};
+            const Run r{shape.B, shape.D, shape.L, whole, turn % 3 == 1 ? other : whole, turn % 3 == 2 ? other : whole,
+                        ViewOptions{}, turn % 2 == 1, turn % 3 == 0, false};
+            const std::uint32_t seed = case_seed(31, index++);
+            INFO(v.name(), " | ", r.name(), " | seed ", seed);
+            {
+                std::mt19937 rng(seed);
+                const BackwardTensors t(v, r, rng);
+                CHECK_MESSAGE(takes_small_vector_kernel(t.args(v, r, true)) == (takes || turn % 3 == 0),
+                              "the vector kernel should take exactly the calls of whole vectors");
+            }
+            run_backward_case(v, r, seed);
         }
 }
 

@@ -61,19 +61,44 @@ int log2_exact(std::int64_t v) {
     return s;
 }
 
+// Calls the vector kernel (bwd_small_vectors.cu) takes: channel-first, a module that has
+// it, rows of whole 16-byte vectors in x, dout and dx, at most
+// CC1D_BWD_SMALL_VECTOR_CHUNKS vectors a thread, and not switched off.
+std::optional<SmallPlan> plan_vectors(const Variant& v, const BackwardArgs& args) {
+    if (!CC1D_BWD_SMALL_VECTORS_KERNEL(v.layout == Layout::channel_first, v.width, v.seq_idx,
+                                       v.initial_states || v.final_states))
+        return std::nullopt;
+    const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
+    const std::int64_t vec = 16 / static_cast<std::int64_t>(dtype_size(v.x_dtype));
+    if (seqlen % vec != 0 || !vector_rows(v, args)) return std::nullopt;
+    const std::int64_t chunks = batch * seqlen / vec;   // vectors a channel
+    if (chunks > std::int64_t(CC1D_BWD_SMALL_VECTOR_CHUNKS) * CC1D_BWD_SMALL_THREADS) return std::nullopt;
+    if (env::flag("CC1D_DISABLE_SMALL_VECTORS")) return std::nullopt;
+    // As many slots a channel as vectors (a power of two, at most the block).
+    SmallPlan plan;
+    const int threads_log2 = log2_exact(CC1D_BWD_SMALL_THREADS);
+    const int slots_log2 = std::min(log2_exact(chunks), threads_log2);
+    plan.channel_shift = threads_log2 - slots_log2;
+    plan.slots = 1 << slots_log2;
+    plan.blocks = util::ceil_div(dim, std::int64_t(1) << plan.channel_shift);
+    plan.vectors = true;
+    return plan;
+}
+
 }  // namespace
 
 std::optional<SmallPlan> plan_small(const Variant& variant, const BackwardArgs& args) {
     const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
     const std::int64_t positions = batch * seqlen;
     if (positions < 1 || dim < 1) return std::nullopt;
-    const SmallLimits limits = limits_for(variant, positions, seqlen);
-    if (positions > std::int64_t(limits.positions_per_thread) * CC1D_BWD_SMALL_THREADS) return std::nullopt;
-    if (positions * dim > limits.elements) return std::nullopt;
     for (const Tensor* t : {&args.x, &args.dout, &args.dx, &args.seq_idx, &args.initial_states, &args.dinitial_states,
                             &args.dfinal_states})
         if (!util::offsets_fit_int32(*t)) return std::nullopt;
     if (env::flag("CC1D_DISABLE_SMALL_BACKWARD")) return std::nullopt;
+    if (auto vectors = plan_vectors(variant, args)) return vectors;
+    const SmallLimits limits = limits_for(variant, positions, seqlen);
+    if (positions > std::int64_t(limits.positions_per_thread) * CC1D_BWD_SMALL_THREADS) return std::nullopt;
+    if (positions * dim > limits.elements) return std::nullopt;
 
     // As many slots per channel as positions (a power of two, at most the block), so a
     // thread takes as few positions as the block allows; the rest of the block takes
@@ -109,7 +134,8 @@ void run_small(Launcher& launcher, const Variant& variant, const BackwardArgs& a
     p.small_channel_shift = plan.channel_shift;
     device::Dim3 block;
     block.x = CC1D_BWD_SMALL_THREADS;
-    launcher.launch(Kernel::main, util::flat_grid(plan.blocks), block, plan.shared_bytes, &p, sizeof(p));
+    launcher.launch(plan.vectors ? Kernel::vectors : Kernel::main, util::flat_grid(plan.blocks), block,
+                    plan.shared_bytes, &p, sizeof(p));
 }
 
 }  // namespace cc1d::launch::backward
