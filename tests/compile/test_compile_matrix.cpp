@@ -110,6 +110,15 @@ std::vector<Variant> combination_paths() {
         backward.seq_idx = true;
         out.push_back(backward.normalized());
     }
+    // The channel-first small-call backward's vector kernel (widths up to 4 without seq_idx
+    // or states), with and without SiLU, in every dtype.
+    for (DType x : kDtypes)
+        for (int rotation : {2, 3}) {
+            Variant small = family_variant(Op::bwd, Layout::channel_first, 3, x, x, rotation);
+            small.seq_idx = small.initial_states = small.final_states = false;
+            small.small_call = true;
+            out.push_back(small.normalized());
+        }
     return out;
 }
 

@@ -1,15 +1,18 @@
 // A small backward call's way from the plan to a launch, on the host: backward::plan_small
 // takes it, the small-call variant's module is compiled by the real NVRTC through the
 // KernelStore (as the Runtime does), its kernel is looked up by the name the code object
-// holds (and no reduce kernel is asked for), and the DeviceLauncher launches that
-// function with the plan's geometry. A fake device stands in for the GPU: it keeps the
-// code object and hands out the functions it names.
+// holds (no reduce kernel is asked for; a channel-first module also has its vector kernel),
+// and the DeviceLauncher launches the function the plan names with the plan's geometry. A
+// fake device stands in for the GPU: it keeps the code object and hands out the functions
+// it names.
 #include <doctest/doctest.h>
 
 #include <cstring>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/device_launcher.hpp"
@@ -22,6 +25,7 @@
 #include "params.h"
 #include "rtc/compiler.hpp"
 #include "support/fake_device.hpp"
+#include "support/scoped_env.hpp"
 
 using namespace cc1d;
 
@@ -70,8 +74,13 @@ TEST_CASE("a small backward call compiles its own module and launches the kernel
         std::cout << "SKIPPED: small-call module: " << e.what() << "\n";
         return;
     }
-    for (Layout layout : {Layout::channel_first, Layout::channel_last}) {
-        INFO("channel-last=", layout == Layout::channel_last);
+    // Channel-first rows of whole vectors take the module's vector kernel, unless it is
+    // switched off; channel-last modules have no second kernel.
+    for (const auto& [layout, vectors] : {std::pair{Layout::channel_first, true}, std::pair{Layout::channel_first, false},
+                                          std::pair{Layout::channel_last, false}}) {
+        INFO("channel-last=", layout == Layout::channel_last, " vector kernel=", vectors);
+        std::optional<test::ScopedEnv> no_vectors;
+        if (layout == Layout::channel_first && !vectors) no_vectors.emplace("CC1D_DISABLE_SMALL_VECTORS", "1");
         const std::int64_t B = 2, D = 64, L = 128;
         const bool cl = layout == Layout::channel_last;
         const std::vector<std::int64_t> st = cl ? std::vector<std::int64_t>{L * D, 1, D} : std::vector<std::int64_t>{D * L, L, 1};
@@ -91,6 +100,7 @@ TEST_CASE("a small backward call compiles its own module and launches the kernel
 
         const auto plan = launch::backward::plan_small(variant, args);
         REQUIRE(plan.has_value());
+        CHECK(plan->vectors == vectors);
         variant.small_call = true;
         cache::DiskCacheConfig config;
         config.enabled = false;
@@ -99,13 +109,19 @@ TEST_CASE("a small backward call compiles its own module and launches the kernel
         KernelStore store(disk, counters);
         ModuleDevice device;
         const LoadedKernel& kernel = store.get(device, 0, variant);
-        CHECK(device.looked_up == std::vector<std::string>{variant.entry_name()});   // no reduce kernel
-        CHECK(kernel.second == nullptr);
+        const std::string main = variant.entry_name(), vector_kernel = main + "_vectors";
+        if (layout == Layout::channel_first) {   // no reduce kernel: the main one and the vector kernel
+            CHECK(device.looked_up == std::vector<std::string>{main, vector_kernel});
+            CHECK(kernel.second != nullptr);
+        } else {
+            CHECK(device.looked_up == std::vector<std::string>{main});
+            CHECK(kernel.second == nullptr);
+        }
         WorkspacePool pool;
         DeviceLauncher launcher(device, 0, kernel, nullptr, counters, pool, nullptr, 0);
         launch::backward::run_small(launcher, variant, args, *plan);
         REQUIRE(device.launched.size() == 1);
-        CHECK(device.launched[0] == variant.entry_name());
+        CHECK(device.launched[0] == (vectors ? vector_kernel : main));
         CHECK(device.block.x == CC1D_BWD_SMALL_THREADS);
         CHECK(std::int64_t(device.grid.x) * device.grid.y == plan->blocks);
         CHECK(device.shared == plan->shared_bytes);

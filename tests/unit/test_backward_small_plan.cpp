@@ -3,9 +3,12 @@
 // (channel-first short rows more: 16 positions a thread and 2^21 elements in 16-bit, 8
 // and 2^19 in fp32), views within 2^31 elements, shared memory within 48 KiB, not switched off; as
 // many slots a channel as positions (a power of two, at most the block), the rest of the
-// block in channels. Such a call is one launch of the small-call variant's module,
-// writing dweight and dbias itself; that variant is one module for both modes.
+// block in channels. Channel-first calls whose rows are whole 16-byte vectors (widths up
+// to 4, no seq_idx or states) take the module's vector kernel instead, up to two vectors a
+// thread at any D. Such a call is one launch of the small-call variant's module, writing
+// dweight and dbias itself; that variant is one module for both modes.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -35,6 +38,11 @@ Variant small_variant(Layout layout, int width = 4, bool seq_idx = false) {
 
 const void* address(int slot) { return test::fake_address(slot); }
 
+// While alive, channel-first calls of whole vectors plan the element-wise kernel too.
+struct ElementWiseOnly : test::ScopedEnv {
+    ElementWiseOnly() : ScopedEnv("CC1D_DISABLE_SMALL_VECTORS", "1") {}
+};
+
 // A whole call's tensors at fake aligned addresses, contiguous in `layout`.
 BackwardArgs call_args(std::int64_t B, std::int64_t D, std::int64_t L, Layout layout, int width = 4) {
     BackwardArgs a;
@@ -52,6 +60,7 @@ BackwardArgs call_args(std::int64_t B, std::int64_t D, std::int64_t L, Layout la
 }  // namespace
 
 TEST_CASE("small backward plan: slots a channel follow the positions, the block's rest takes channels") {
+    const ElementWiseOnly element_wise;   // (rows of whole vectors would take the vector kernel)
     struct Case {
         std::int64_t B, D, L;
         int shift, slots;
@@ -73,6 +82,7 @@ TEST_CASE("small backward plan: slots a channel follow the positions, the block'
 }
 
 TEST_CASE("small backward plan: shared memory as the kernel lays it out") {
+    const ElementWiseOnly element_wise;   // (rows of whole vectors would take the vector kernel)
     // 2x64x128, width 4, one channel a block: x̃ rows 2 * (128 + 3), g 256, no ids.
     auto plan = backward::plan_small(small_variant(Layout::channel_first), call_args(2, 64, 128, Layout::channel_first));
     REQUIRE(plan.has_value());
@@ -117,6 +127,7 @@ TEST_CASE("small backward plan: larger calls, far-reaching views and switched of
 }
 
 TEST_CASE("small backward plan: channel-first short rows up to 2^21 elements in 16-bit, 2^19 in fp32") {
+    const ElementWiseOnly element_wise;   // (rows of whole vectors would take the vector kernel)
     // Rows of at most 64 positions, or of 128 at two or more positions a thread (up to 16
     // in 16-bit, B * L <= 4096; 8 in fp32), at widths up to 4: the main kernel's row-sized
     // tiles would leave most of their threads idle.
@@ -153,6 +164,7 @@ TEST_CASE("small backward plan: channel-first short rows up to 2^21 elements in 
 }
 
 TEST_CASE("small backward call: one launch of its module's kernel, which writes dweight and dbias itself") {
+    const ElementWiseOnly element_wise;   // (rows of whole vectors would take the vector kernel)
     for (Layout layout : {Layout::channel_first, Layout::channel_last})
         for (bool deterministic : {true, false}) {
             INFO("channel-last=", layout == Layout::channel_last, " deterministic=", deterministic);
@@ -188,4 +200,89 @@ TEST_CASE("small-call variants: one module for both modes, named apart from the 
         other.op = op;
         CHECK_FALSE(other.normalized().small_call);
     }
+}
+
+TEST_CASE("small backward plan: channel-first rows of whole vectors take the vector kernel, up to 2 vectors a thread") {
+    // 16-bit vectors of 8 positions, fp32 of 4; as many slots a channel as vectors (a power
+    // of two, at most the block), the rest of the block in channels; no dynamic shared memory.
+    struct Case {
+        std::int64_t B, D, L;
+        DType x;
+        int shift, slots;
+        std::int64_t blocks;
+    };
+    for (const Case& c : {Case{4, 256, 512, DType::bf16, 0, 256, 256},   // 256 vectors a channel
+                          Case{4, 256, 512, DType::fp32, 0, 256, 256},   // 512: two a thread
+                          Case{2, 64, 128, DType::bf16, 3, 32, 8}, Case{2, 64, 128, DType::fp32, 2, 64, 16},
+                          Case{1, 300, 8, DType::fp16, 8, 1, 2}, Case{3, 37, 16, DType::bf16, 5, 8, 2},
+                          Case{8, 4096, 512, DType::bf16, 0, 256, 4096}, Case{1, 5376, 4096, DType::bf16, 0, 256, 5376}}) {
+        INFO("B=", c.B, " D=", c.D, " L=", c.L, " x=", std::string(to_string(c.x)));
+        Variant v = small_variant(Layout::channel_first);
+        v.x_dtype = v.weight_dtype = c.x;
+        BackwardArgs args = call_args(c.B, c.D, c.L, Layout::channel_first);
+        for (Tensor* t : {&args.x, &args.dout, &args.dx}) t->dtype = c.x;
+        const auto plan = backward::plan_small(v, args);
+        REQUIRE(plan.has_value());
+        CHECK(plan->vectors);
+        CHECK(plan->channel_shift == c.shift);
+        CHECK(plan->slots == c.slots);
+        CHECK((plan->slots << plan->channel_shift) == CC1D_BWD_SMALL_THREADS);
+        CHECK(plan->blocks == c.blocks);
+        CHECK(plan->shared_bytes == 0u);
+        const std::int64_t vec = c.x == DType::fp32 ? 4 : 8;
+        CHECK(c.B * c.L <= std::int64_t(plan->slots) * CC1D_BWD_SMALL_VECTOR_CHUNKS * vec);
+
+        v.small_call = true;
+        test::RecordingLauncher<cc1d_bwd_params> launcher;
+        backward::run_small(launcher, v, args, *plan);
+        REQUIRE(launcher.launches.size() == 1);
+        const auto& l = launcher.launches[0];
+        CHECK(l.kernel == Kernel::vectors);
+        CHECK_FALSE(l.overlapped);
+        CHECK(l.block.x == CC1D_BWD_SMALL_THREADS);
+        CHECK(std::int64_t(l.grid.x) * l.grid.y == c.blocks);
+        CHECK(l.shared == 0u);
+        CHECK(l.params.dw_mode == CC1D_DW_DIRECT);
+        CHECK(l.params.small_channel_shift == c.shift);
+    }
+}
+
+TEST_CASE("small backward plan: the vector kernel only where every row is whole vectors, at widths up to 4 without features") {
+    const Variant cf = small_variant(Layout::channel_first);
+    auto vectors = [](const Variant& v, const BackwardArgs& args) {
+        const auto plan = backward::plan_small(v, args);
+        return plan.has_value() && plan->vectors;
+    };
+    CHECK(vectors(cf, call_args(8, 64, 512, Layout::channel_first)));           // 4096 positions, 2 vectors a thread
+    CHECK_FALSE(backward::plan_small(cf, call_args(8, 64, 520, Layout::channel_first)));   // 520 vectors: main kernels
+    CHECK_FALSE(vectors(cf, call_args(4, 64, 100, Layout::channel_first)));      // L not a multiple of 8
+    CHECK_FALSE(vectors(small_variant(Layout::channel_first, 5), call_args(4, 64, 512, Layout::channel_first, 5)));
+    CHECK_FALSE(vectors(small_variant(Layout::channel_first, 4, true), call_args(2, 64, 128, Layout::channel_first)));
+    Variant states = cf;
+    states.initial_states = true;
+    CHECK_FALSE(vectors(states, call_args(2, 64, 128, Layout::channel_first)));
+    CHECK_FALSE(vectors(small_variant(Layout::channel_last), call_args(2, 64, 128, Layout::channel_last)));
+    auto fp32 = cf;
+    fp32.x_dtype = fp32.weight_dtype = DType::fp32;
+    BackwardArgs wide = call_args(4, 64, 512, Layout::channel_first);
+    for (Tensor* t : {&wide.x, &wide.dout, &wide.dx}) t->dtype = DType::fp32;
+    CHECK(vectors(fp32, wide));   // 2048 positions
+    wide = call_args(8, 64, 512, Layout::channel_first);
+    for (Tensor* t : {&wide.x, &wide.dout, &wide.dx}) t->dtype = DType::fp32;
+    CHECK_FALSE(backward::plan_small(fp32, wide));   // 4096 fp32 positions: 1024 vectors
+    // Any of x, dout, dx off a 16-byte boundary, or strided by other than whole vectors.
+    for (int which = 0; which < 3; ++which) {
+        BackwardArgs args = call_args(2, 64, 128, Layout::channel_first);
+        Tensor* t = which == 0 ? &args.x : which == 1 ? &args.dout : &args.dx;
+        const Tensor aligned = *t;
+        t->data = static_cast<const char*>(aligned.data) + 2;
+        CHECK_FALSE(vectors(cf, args));
+        *t = Tensor(aligned.data, DType::bf16, {2, 64, 128}, {64 * 132, 132, 1});   // rows 132 apart
+        CHECK_FALSE(vectors(cf, args));
+        *t = Tensor(aligned.data, DType::bf16, {2, 64, 128}, {64 * 136, 136, 1});   // rows 136 apart: whole vectors
+        CHECK(vectors(cf, args));
+    }
+    test::ScopedEnv off("CC1D_DISABLE_SMALL_VECTORS", "1");
+    CHECK_FALSE(vectors(cf, call_args(2, 64, 128, Layout::channel_first)));
+    CHECK(backward::plan_small(cf, call_args(2, 64, 128, Layout::channel_first)));   // the element-wise kernel
 }

@@ -85,7 +85,7 @@ TEST_CASE("channel-last backward modules up to width 4 without seq_idx or states
     CHECK(third(v) == v.entry_name() + "_tile");
 }
 
-TEST_CASE("a small-call backward variant is bwd_small.cu alone, either layout; other backward modules lack it") {
+TEST_CASE("a small-call backward variant is bwd_small.cu, either layout; other backward modules lack it") {
     Variant v;
     v.op = Op::bwd;
     for (Layout layout : {Layout::channel_first, Layout::channel_last}) {
@@ -103,10 +103,42 @@ TEST_CASE("a small-call backward variant is bwd_small.cu alone, either layout; o
         CHECK(source.entry == v.entry_name());
         CHECK(source.entry.size() > 6);
         CHECK(source.entry.substr(source.entry.size() - 6) == "_small");
-        CHECK(source.second_entry.empty());
         CHECK(source.text.find("#define CC1D_CHANNEL_LAST " + std::to_string(int(layout == Layout::channel_last))) !=
               std::string::npos);
     }
+}
+
+TEST_CASE("channel-first small-call backward modules up to width 4 without seq_idx or states carry the vector kernel") {
+    Variant v;
+    v.op = Op::bwd;
+    v.small_call = true;
+    const std::string vectors_text = codegen::template_text("bwd_small_vectors.cu");
+    auto carries = [&](const Variant& variant) {
+        const auto source = codegen::render_source(variant, "cuda");
+        const bool second = source.second_entry == source.entry + "_vectors";
+        CHECK((source.second_entry.empty() || second));
+        CHECK(second == (source.text.find(vectors_text) != std::string::npos));
+        if (second) CHECK(source.text.find("#define CC1D_ENTRY_VECTORS " + source.second_entry) != std::string::npos);
+        return second;
+    };
+    for (int width = 1; width <= 4; ++width) {
+        v.width = width;
+        CHECK(carries(v));
+    }
+    v.width = 5;
+    CHECK_FALSE(carries(v));
+    v.width = 4;
+    for (bool* feature : {&v.seq_idx, &v.initial_states, &v.final_states}) {
+        *feature = true;
+        CHECK_FALSE(carries(v));
+        *feature = false;
+    }
+    v.layout = Layout::channel_last;
+    CHECK_FALSE(carries(v));
+    v.layout = Layout::channel_first;
+    v.small_call = false;
+    CHECK(codegen::render_source(v, "cuda").second_entry == v.entry_name() + "_reduce");
+    CHECK(codegen::render_source(v, "cuda").text.find(vectors_text) == std::string::npos);
 }
 
 namespace {
