@@ -9,6 +9,7 @@
 // dweight and dbias itself; that variant is one module for both modes.
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -215,7 +216,7 @@ TEST_CASE("small backward plan: channel-first rows of whole vectors take the vec
                           Case{4, 256, 512, DType::fp32, 0, 256, 256},   // 512: two a thread
                           Case{2, 64, 128, DType::bf16, 3, 32, 8}, Case{2, 64, 128, DType::fp32, 2, 64, 16},
                           Case{1, 300, 8, DType::fp16, 8, 1, 2}, Case{3, 37, 16, DType::bf16, 5, 8, 2},
-                          Case{8, 4096, 512, DType::bf16, 0, 256, 4096}, Case{1, 5376, 4096, DType::bf16, 0, 256, 5376}}) {
+                          Case{8, 4096, 512, DType::bf16, 0, 256, 4096}, Case{4, 16384, 512, DType::bf16, 0, 256, 16384}}) {
         INFO("B=", c.B, " D=", c.D, " L=", c.L, " x=", std::string(to_string(c.x)));
         Variant v = small_variant(Layout::channel_first);
         v.x_dtype = v.weight_dtype = c.x;
@@ -281,6 +282,20 @@ TEST_CASE("small backward plan: the vector kernel only where every row is whole 
         CHECK_FALSE(vectors(cf, args));
         *t = Tensor(aligned.data, DType::bf16, {2, 64, 128}, {64 * 136, 136, 1});   // rows 136 apart: whole vectors
         CHECK(vectors(cf, args));
+    }
+    // With SiLU at two vectors a thread only up to 2^21 elements in fp32, 2^24 in 16-bit;
+    // one vector a thread, or no SiLU, at any size.
+    CHECK(vectors(cf, call_args(8, 4096, 512, Layout::channel_first)));         // 2^24, two vectors a thread
+    CHECK_FALSE(vectors(cf, call_args(8, 4097, 512, Layout::channel_first)));
+    CHECK(vectors(cf, call_args(4, 16384, 512, Layout::channel_first)));        // one vector a thread
+    auto plain = cf;
+    plain.activation = Activation::none;
+    CHECK(vectors(plain, call_args(8, 8192, 512, Layout::channel_first)));
+    for (const auto& [B, D, L, takes] : {std::tuple{4, 1024, 512, true}, std::tuple{4, 1025, 512, false},
+                                         std::tuple{2, 8192, 512, true}}) {   // the last: one vector a thread
+        BackwardArgs args = call_args(B, D, L, Layout::channel_first);
+        for (Tensor* t : {&args.x, &args.dout, &args.dx}) t->dtype = DType::fp32;
+        CHECK(vectors(fp32, args) == takes);
     }
     test::ScopedEnv off("CC1D_DISABLE_SMALL_VECTORS", "1");
     CHECK_FALSE(vectors(cf, call_args(2, 64, 128, Layout::channel_first)));

@@ -61,9 +61,19 @@ int log2_exact(std::int64_t v) {
     return s;
 }
 
+// Largest calls (B * D * L) with SiLU where a thread takes two vectors: there each thread
+// carries two vectors' activations, and past these sizes the main kernel's walk wins
+// (H200, docs/perf.md entry 117: fp32 2x2048x1024 and 2x4096x1024 13% slower than the
+// main kernel, 4x1024x512 4% faster; 16-bit 4x1024x1024 21% faster, 4x5376x1024 and
+// 1x5376x4096 within 1% of it). One vector a thread, or no SiLU, has no limit: the
+// largest such calls measured were 8-25% faster (8x4096x512, 2x4096x1024, 4x4096x512).
+constexpr std::int64_t kTwoVectorSiluMaxElementsFp32 = std::int64_t(1) << 21;
+constexpr std::int64_t kTwoVectorSiluMaxElements16 = std::int64_t(1) << 24;
+
 // Calls the vector kernel (bwd_small_vectors.cu) takes: channel-first, a module that has
 // it, rows of whole 16-byte vectors in x, dout and dx, at most
-// CC1D_BWD_SMALL_VECTOR_CHUNKS vectors a thread, and not switched off.
+// CC1D_BWD_SMALL_VECTOR_CHUNKS vectors a thread (with SiLU, two only up to the sizes
+// above), and not switched off.
 std::optional<SmallPlan> plan_vectors(const Variant& v, const BackwardArgs& args) {
     if (!CC1D_BWD_SMALL_VECTORS_KERNEL(v.layout == Layout::channel_first, v.width, v.seq_idx,
                                        v.initial_states || v.final_states))
@@ -73,6 +83,9 @@ std::optional<SmallPlan> plan_vectors(const Variant& v, const BackwardArgs& args
     if (seqlen % vec != 0 || !vector_rows(v, args)) return std::nullopt;
     const std::int64_t chunks = batch * seqlen / vec;   // vectors a channel
     if (chunks > std::int64_t(CC1D_BWD_SMALL_VECTOR_CHUNKS) * CC1D_BWD_SMALL_THREADS) return std::nullopt;
+    if (v.activation == Activation::silu && chunks > CC1D_BWD_SMALL_THREADS &&
+        batch * dim * seqlen > (v.x_dtype == DType::fp32 ? kTwoVectorSiluMaxElementsFp32 : kTwoVectorSiluMaxElements16))
+        return std::nullopt;
     if (env::flag("CC1D_DISABLE_SMALL_VECTORS")) return std::nullopt;
     // As many slots a channel as vectors (a power of two, at most the block).
     SmallPlan plan;
