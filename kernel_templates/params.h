@@ -66,13 +66,13 @@
 // bwd_small.cu, one launch: blocks of this many threads, each at most this many positions.
 #define CC1D_BWD_SMALL_THREADS 256
 #define CC1D_BWD_SMALL_POSITIONS 4
-// Channel-first small-call modules up to width 4 without seq_idx or states also carry the
-// vector kernel of bwd_small_vectors.cu, for calls whose rows lie on 16-byte vectors: a
-// thread takes up to this many vectors of a row, so a block holds the B * L positions of
-// a channel up to 2 * 256 * 8 = 4096 in 16-bit, 2048 in fp32.
-#define CC1D_BWD_SMALL_VECTORS_KERNEL(channel_first, width, seq_idx, states) \
-    ((channel_first) && (width) <= 4 && !(seq_idx) && !(states))
-#define CC1D_BWD_SMALL_VECTOR_CHUNKS 2
+// Channel-first backward modules (main and small-call) up to width 4 without seq_idx or
+// states also carry the vector kernel of bwd_channel_first_vectors.cu, for calls whose
+// rows lie on 16-byte vectors: blocks of CC1D_BWD_SMALL_THREADS threads, each taking up to
+// this many vectors of a row, so a block holds up to 2 * 256 * 8 = 4096 positions of a
+// channel in 16-bit, 2048 in fp32 (a channel of more is split into parts).
+#define CC1D_BWD_CF_VECTORS_KERNEL(width, seq_idx, states) ((width) <= 4 && !(seq_idx) && !(states))
+#define CC1D_BWD_CF_VECTOR_CHUNKS 2
 #define CC1D_REDUCE_THREADS 256
 #define CC1D_REDUCE_BATCH 8       // backward reduce: rows a thread has in flight at once
 #define CC1D_REDUCE_MAX_SLICES 16 // ... and the most runs a block splits the rows into

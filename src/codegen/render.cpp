@@ -81,11 +81,8 @@ std::string template_text(const std::string& file_name) {
 ModuleKernel second_kernel(const Variant& variant) {
     switch (variant.op) {
         case Op::bwd:
-            if (!variant.small_call) return {"_reduce", "CC1D_ENTRY_REDUCE"};
-            if (CC1D_BWD_SMALL_VECTORS_KERNEL(variant.layout == Layout::channel_first, variant.width, variant.seq_idx,
-                                              variant.initial_states || variant.final_states))
-                return {"_vectors", "CC1D_ENTRY_VECTORS"};
-            return {"", ""};
+            if (variant.small_call) return {"", ""};
+            return {"_reduce", "CC1D_ENTRY_REDUCE"};
         case Op::update: return {"_registers", "CC1D_ENTRY_REGISTERS"};
         case Op::fwd:
             if (variant.small_call) return {"", ""};
@@ -99,9 +96,13 @@ ModuleKernel second_kernel(const Variant& variant) {
 }
 
 ModuleKernel third_kernel(const Variant& variant) {
-    if (variant.op == Op::bwd && !variant.small_call && variant.layout == Layout::channel_last &&
-        CC1D_BWD_CL_TILE_KERNEL(variant.width, variant.seq_idx, variant.initial_states || variant.final_states))
+    if (variant.op != Op::bwd) return {"", ""};
+    const bool states = variant.initial_states || variant.final_states;
+    if (!variant.small_call && variant.layout == Layout::channel_last &&
+        CC1D_BWD_CL_TILE_KERNEL(variant.width, variant.seq_idx, states))
         return {"_tile", "CC1D_ENTRY_TILE"};
+    if (variant.layout == Layout::channel_first && CC1D_BWD_CF_VECTORS_KERNEL(variant.width, variant.seq_idx, states))
+        return {"_vectors", "CC1D_ENTRY_VECTORS"};
     return {"", ""};
 }
 
@@ -120,9 +121,9 @@ RenderedSource render_source(const Variant& raw, const std::string& backend) {
     out.text += template_text("params.h");
     out.text += template_text("common.h");
     out.text += template_text(family_template(variant));
-    if (variant.op == Op::bwd && variant.small_call && !out.second_entry.empty())
-        out.text += template_text("bwd_small_vectors.cu");
-    if (!out.third_entry.empty()) out.text += template_text("bwd_channel_last_tile.cu");
+    if (!out.third_entry.empty())
+        out.text += template_text(variant.layout == Layout::channel_last ? "bwd_channel_last_tile.cu"
+                                                                         : "bwd_channel_first_vectors.cu");
     return out;
 }
 

@@ -110,12 +110,13 @@ TEST_CASE("a small backward call compiles its own module and launches the kernel
         ModuleDevice device;
         const LoadedKernel& kernel = store.get(device, 0, variant);
         const std::string main = variant.entry_name(), vector_kernel = main + "_vectors";
-        if (layout == Layout::channel_first) {   // no reduce kernel: the main one and the vector kernel
+        CHECK(kernel.second == nullptr);   // no reduce kernel
+        if (layout == Layout::channel_first) {   // the main one and the vector kernel
             CHECK(device.looked_up == std::vector<std::string>{main, vector_kernel});
-            CHECK(kernel.second != nullptr);
+            CHECK(kernel.third != nullptr);
         } else {
             CHECK(device.looked_up == std::vector<std::string>{main});
-            CHECK(kernel.second == nullptr);
+            CHECK(kernel.third == nullptr);
         }
         WorkspacePool pool;
         DeviceLauncher launcher(device, 0, kernel, nullptr, counters, pool, nullptr, 0);

@@ -571,7 +571,7 @@ TEST_CASE("backward: channel-first short rows of many channels, small-call kerne
 }
 
 TEST_CASE("backward: channel-first rows of whole 16-byte vectors in one launch, up to 4096 positions a channel") {
-    // The small-call module's vector kernel (bwd_small_vectors.cu): rows of whole vectors,
+    // The small-call module's vector kernel (bwd_channel_first_vectors.cu): rows of whole vectors,
     // widths 1 to 4 without seq_idx or states, from one vector a channel (256 channels a
     // block) to 512 (two a thread: 4096 positions in 16-bit, 2048 in fp32); D cuts the
     // last block short; views contiguous or padded by whole vectors (both take the kernel),

@@ -1,6 +1,6 @@
 // The ways a small call can run, for GPU tests that check each: the small-call kernel
 // (fwd_small.cu, bwd_small.cu, or for channel-first rows of whole vectors
-// bwd_small_vectors.cu; taken by default) and the main kernels (the backward's with their
+// bwd_channel_first_vectors.cu; taken by default) and the main kernels (the backward's with their
 // reduce launch), with the small-call kernel switched off (CC1D_DISABLE_SMALL_FORWARD,
 // CC1D_DISABLE_SMALL_BACKWARD, CC1D_DISABLE_SMALL_VECTORS, read per call).
 #pragma once
@@ -22,7 +22,7 @@ inline bool takes_small_backward_kernel(const BackwardArgs& args) {
     return launch::backward::plan_small(validate::backward(args), args).has_value();
 }
 
-// True when it goes to the small-call module's vector kernel (bwd_small_vectors.cu).
+// True when it goes to the small-call module's vector kernel (bwd_channel_first_vectors.cu).
 inline bool takes_small_vector_kernel(const BackwardArgs& args) {
     const auto plan = launch::backward::plan_small(validate::backward(args), args);
     return plan.has_value() && plan->vectors;

@@ -231,7 +231,7 @@ TEST_CASE("small backward plan: channel-first rows of whole vectors take the vec
         CHECK(plan->blocks == c.blocks);
         CHECK(plan->shared_bytes == 0u);
         const std::int64_t vec = c.x == DType::fp32 ? 4 : 8;
-        CHECK(c.B * c.L <= std::int64_t(plan->slots) * CC1D_BWD_SMALL_VECTOR_CHUNKS * vec);
+        CHECK(c.B * c.L <= std::int64_t(plan->slots) * CC1D_BWD_CF_VECTOR_CHUNKS * vec);
 
         v.small_call = true;
         test::RecordingLauncher<cc1d_bwd_params> launcher;

@@ -78,7 +78,7 @@ TEST_CASE("channel-last backward modules up to width 4 without seq_idx or states
     CHECK(third(fin).empty());
     Variant first = v;
     first.layout = Layout::channel_first;
-    CHECK(third(first).empty());
+    CHECK(third(first) == first.entry_name() + "_vectors");   // (the channel-first vector kernel)
     Variant small = v;
     small.small_call = true;
     CHECK(third(small).empty());
@@ -108,37 +108,39 @@ TEST_CASE("a small-call backward variant is bwd_small.cu, either layout; other b
     }
 }
 
-TEST_CASE("channel-first small-call backward modules up to width 4 without seq_idx or states carry the vector kernel") {
+TEST_CASE("channel-first backward modules, main and small-call, up to width 4 without seq_idx or states carry the vector kernel") {
     Variant v;
     v.op = Op::bwd;
-    v.small_call = true;
-    const std::string vectors_text = codegen::template_text("bwd_small_vectors.cu");
+    const std::string vectors_text = codegen::template_text("bwd_channel_first_vectors.cu");
     auto carries = [&](const Variant& variant) {
         const auto source = codegen::render_source(variant, "cuda");
-        const bool second = source.second_entry == source.entry + "_vectors";
-        CHECK((source.second_entry.empty() || second));
-        CHECK(second == (source.text.find(vectors_text) != std::string::npos));
-        if (second) CHECK(source.text.find("#define CC1D_ENTRY_VECTORS " + source.second_entry) != std::string::npos);
-        return second;
+        const bool third = source.third_entry == source.entry + "_vectors";
+        CHECK((source.third_entry.empty() || third));
+        CHECK(third == (source.text.find(vectors_text) != std::string::npos));
+        if (third) CHECK(source.text.find("#define CC1D_ENTRY_VECTORS " + source.third_entry) != std::string::npos);
+        // The main module keeps its reduce kernel (calls in parts); the small-call one has none.
+        CHECK(source.second_entry == (variant.small_call ? "" : source.entry + "_reduce"));
+        return third;
     };
-    for (int width = 1; width <= 4; ++width) {
-        v.width = width;
-        CHECK(carries(v));
-    }
-    v.width = 5;
-    CHECK_FALSE(carries(v));
-    v.width = 4;
-    for (bool* feature : {&v.seq_idx, &v.initial_states, &v.final_states}) {
-        *feature = true;
+    for (bool small : {true, false}) {
+        CAPTURE(small);
+        v.small_call = small;
+        for (int width = 1; width <= 4; ++width) {
+            v.width = width;
+            CHECK(carries(v));
+        }
+        v.width = 5;
         CHECK_FALSE(carries(v));
-        *feature = false;
+        v.width = 4;
+        for (bool* feature : {&v.seq_idx, &v.initial_states, &v.final_states}) {
+            *feature = true;
+            CHECK_FALSE(carries(v));
+            *feature = false;
+        }
+        v.layout = Layout::channel_last;
+        CHECK(codegen::render_source(v, "cuda").text.find(vectors_text) == std::string::npos);
+        v.layout = Layout::channel_first;
     }
-    v.layout = Layout::channel_last;
-    CHECK_FALSE(carries(v));
-    v.layout = Layout::channel_first;
-    v.small_call = false;
-    CHECK(codegen::render_source(v, "cuda").second_entry == v.entry_name() + "_reduce");
-    CHECK(codegen::render_source(v, "cuda").text.find(vectors_text) == std::string::npos);
 }
 
 namespace {

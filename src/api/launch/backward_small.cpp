@@ -70,19 +70,19 @@ int log2_exact(std::int64_t v) {
 constexpr std::int64_t kTwoVectorSiluMaxElementsFp32 = std::int64_t(1) << 21;
 constexpr std::int64_t kTwoVectorSiluMaxElements16 = std::int64_t(1) << 24;
 
-// Calls the vector kernel (bwd_small_vectors.cu) takes: channel-first, a module that has
-// it, rows of whole 16-byte vectors in x, dout and dx, at most
-// CC1D_BWD_SMALL_VECTOR_CHUNKS vectors a thread (with SiLU, two only up to the sizes
+// Calls the vector kernel (bwd_channel_first_vectors.cu) takes here: channel-first, a
+// module that has it, rows of whole 16-byte vectors in x, dout and dx, at most
+// CC1D_BWD_CF_VECTOR_CHUNKS vectors a thread (with SiLU, two only up to the sizes
 // above), and not switched off.
 std::optional<SmallPlan> plan_vectors(const Variant& v, const BackwardArgs& args) {
-    if (!CC1D_BWD_SMALL_VECTORS_KERNEL(v.layout == Layout::channel_first, v.width, v.seq_idx,
-                                       v.initial_states || v.final_states))
+    if (v.layout != Layout::channel_first ||
+        !CC1D_BWD_CF_VECTORS_KERNEL(v.width, v.seq_idx, v.initial_states || v.final_states))
         return std::nullopt;
     const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
     const std::int64_t vec = 16 / static_cast<std::int64_t>(dtype_size(v.x_dtype));
     if (seqlen % vec != 0 || !vector_rows(v, args)) return std::nullopt;
     const std::int64_t chunks = batch * seqlen / vec;   // vectors a channel
-    if (chunks > std::int64_t(CC1D_BWD_SMALL_VECTOR_CHUNKS) * CC1D_BWD_SMALL_THREADS) return std::nullopt;
+    if (chunks > std::int64_t(CC1D_BWD_CF_VECTOR_CHUNKS) * CC1D_BWD_SMALL_THREADS) return std::nullopt;
     if (v.activation == Activation::silu && chunks > CC1D_BWD_SMALL_THREADS &&
         batch * dim * seqlen > (v.x_dtype == DType::fp32 ? kTwoVectorSiluMaxElementsFp32 : kTwoVectorSiluMaxElements16))
         return std::nullopt;
@@ -145,6 +145,7 @@ void run_small(Launcher& launcher, const Variant& variant, const BackwardArgs& a
     p.groups = 1;
     p.parts = 1;
     p.small_channel_shift = plan.channel_shift;
+    p.units_per_part = p.batch * p.seqlen;   // (the vector kernel: every vector of a channel is one part's)
     device::Dim3 block;
     block.x = CC1D_BWD_SMALL_THREADS;
     launcher.launch(plan.vectors ? Kernel::vectors : Kernel::main, util::flat_grid(plan.blocks), block,

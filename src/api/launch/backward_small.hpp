@@ -16,7 +16,7 @@ struct SmallPlan {
     int slots = 0;              // ... and this many threads (position slots) per channel
     std::int64_t blocks = 0;
     unsigned shared_bytes = 0;  // the staged rows of x̃ (or the lane groups' sums), g, the ids
-    bool vectors = false;       // the vector kernel (bwd_small_vectors.cu): a slot takes whole
+    bool vectors = false;       // the vector kernel (bwd_channel_first_vectors.cu): a slot takes whole
                                 // 16-byte vectors of a row, no dynamic shared memory
 };
 
