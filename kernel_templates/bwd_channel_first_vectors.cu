@@ -1,27 +1,21 @@
-// Channel-first backward of calls whose rows lie on 16-byte vectors: the third kernel of
-// the channel-first backward modules, main and small-call, up to width 4 without seq_idx
-// or states (CC1D_BWD_CF_VECTORS_KERNEL). backward_small.cpp sends calls of up to
-// 2 * CC1D_BWD_SMALL_THREADS vectors a channel to the small-call module's (one launch, a
-// block writes dweight/dbias itself: no reduce launch); backward_channel_first.cpp sends
-// some larger ones to the main module's, a channel split into parts whose partial sums the
-// module's reduce kernel adds.
+// Channel-first backward, in one launch, of calls whose rows lie on 16-byte vectors: the
+// third kernel of a channel-first small-call module up to width 4 without seq_idx or
+// states (CC1D_BWD_CF_VECTORS_KERNEL; backward_small.cpp decides which calls take it).
 //
-// A block owns C = 2^small_channel_shift channels (one where a channel has parts) and the
-// vectors [first, last) of each, in the order of the channel's rows (b, then s): a part
-// of p.units_per_part vectors. A thread takes whole vectors (CC1D_VEC positions each, at
-// most CC1D_BWD_CF_VECTOR_CHUNKS of them) with 16-byte loads: its vector of x and of
-// dout, the vector of x before it (the K positions its first windows reach back to) and
-// the vectors after it (the K gradients past the vector that dx needs, with SiLU also
-// the x their activations need). Every load of a thread goes out in one round;
-// neighbours load the same lines, so the extra vectors mostly hit L1 or L2. The K
-// gradients past a vector are computed by both threads that need them instead of
-// exchanged (exchanging them by shuffles was slower, docs/perf.md entry 117), so nothing
-// waits on a barrier before the sums. Offsets are 32-bit (the plans take only views
-// within 2^31 elements).
+// As in bwd_small.cu a block owns C = 2^small_channel_shift channels and every one of their
+// N = B * L positions and writes dweight/dbias itself: no walk, no reduce launch, the same
+// bits from run to run. Here a thread takes whole vectors of a row (CC1D_VEC positions,
+// at most CC1D_BWD_CF_VECTOR_CHUNKS of them) with 16-byte loads instead of element by
+// element: its vector of x and of dout, the vector of x before it (the K positions its
+// first windows reach back to) and the vectors after it (the K gradients past the vector
+// that dx needs, with SiLU also the x their activations need). Every load of a thread goes
+// out in one round; neighbours load the same lines, so the extra vectors mostly hit L1 or
+// L2. The K gradients past a vector are computed by both threads that need them instead
+// of exchanged (exchanging them by shuffles was slower, docs/perf.md entry 117), so
+// nothing waits on a barrier before the sums. The same kernel over parts of a channel in
+// the main module, for longer calls, lost to the main kernel (entry 118).
 #if defined(CC1D_ENTRY_VECTORS)
 constexpr int kBvChunks = CC1D_BWD_CF_VECTOR_CHUNKS;
-constexpr int kBvThreadsLog2 = 8;
-static_assert((1 << kBvThreadsLog2) == CC1D_BWD_SMALL_THREADS, "the vector kernel's block is 2^kBvThreadsLog2 threads");
 constexpr int kBvXs = CC1D_VEC + (CC1D_SILU ? 2 : 1) * CC1D_K;   // x̃[s0-K .. s0+V-1 (+K with SiLU)]
 constexpr int kBvGs = CC1D_VEC + CC1D_K;                          // g[s0 .. s0+V-1+K]
 static_assert(CC1D_K < CC1D_VEC, "a vector's halo lies in the vectors next to it");
@@ -32,27 +26,18 @@ struct bv_chunk {
 };
 
 extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_VECTORS(cc1d_bwd_params p) {
-    // The reduce kernel (calls in parts) may be scheduled now; it waits for this one to finish.
-    cc1d_allow_dependent_launch();
     // The sums of each group of 32 lanes of a channel, where a channel has more than 32.
     __shared__ float group_sums[CC1D_BWD_SUMS * (CC1D_BWD_SMALL_THREADS / 32)];
     constexpr int V = CC1D_VEC;
     const int shift = p.small_channel_shift;
     const int slots = CC1D_BWD_SMALL_THREADS >> shift;   // threads a channel
     const int t = (int)threadIdx.x;
-    const int slot = t & (slots - 1), lc = t >> (kBvThreadsLog2 - shift);
-    // Blocks: part * channel blocks + channel block (the launcher pads the grid's last row).
-    const int channel_blocks = (int)((p.dim + (1 << shift) - 1) >> shift);
-    const int block = (int)cc1d_flat_block();
-    if (block >= (int)p.groups * channel_blocks) return;
-    const int part = block / channel_blocks;
-    const int c0 = (block - part * channel_blocks) << shift;
-    const int c = c0 + lc;   // dim < 2^31 (the plans)
+    const int slot = t & (slots - 1), lc = t >> (kBsThreadsLog2 - shift);
+    const int c = (int)(cc1d_flat_block() << shift) + lc;   // dim < 2^31 (the plan)
     const bool has = c < p.dim;
-    const int L = (int)p.seqlen, row_vectors = L / V;   // L is a multiple of V (the plans)
-    const int chunks = (int)p.batch * row_vectors;
-    const int first = part * (int)p.units_per_part;
-    const int last = has ? min(first + (int)p.units_per_part, chunks) : first;
+    const int L = (int)p.seqlen, row_vectors = L / V;   // L is a multiple of V (the plan)
+    const int chunks = has ? (int)p.batch * row_vectors : 0;   // < 2^16 (the plan)
+    const bs_divisor by_row = bs_divisor_of(row_vectors);
     const int cc = has ? c : 0;   // (offsets of a channel past D would not fit 32 bits)
     const x_t* x = reinterpret_cast<const x_t*>(p.x) + cc * (int)p.x_stride_d;
     const x_t* dout = reinterpret_cast<const x_t*>(p.dout) + cc * (int)p.dout_stride_d;
@@ -61,21 +46,19 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_
     // Every load first, as stored; conversions only once all are out.
     const cc1d_raw_taps taps = cc1d_load_raw_taps(p, cc);
     bv_chunk raw[kBvChunks];
-    int row[kBvChunks], s0[kBvChunks];
 #pragma unroll
     for (int i = 0; i < kBvChunks; ++i) {
-        const int j = first + slot + i * slots;
+        const int j = slot + i * slots;
         const cc1d_vec16 zero = cc1d_v16_zero();
         raw[i] = bv_chunk{zero, zero, zero, zero, zero};
-        row[i] = j / row_vectors;
-        s0[i] = (j - row[i] * row_vectors) * V;
-        if (j >= last) continue;
-        const x_t* xr = x + row[i] * (int)p.x_stride_b + s0[i];
-        const x_t* dr = dout + row[i] * (int)p.dout_stride_b + s0[i];
-        const bool after = s0[i] + V < L;
+        if (j >= chunks) continue;
+        const int b = bs_div(j, by_row), s0 = (j - b * row_vectors) * V;
+        const x_t* xr = x + b * (int)p.x_stride_b + s0;
+        const x_t* dr = dout + b * (int)p.dout_stride_b + s0;
+        const bool after = s0 + V < L;
         raw[i].x = cc1d_v16_load_aligned(xr);
         raw[i].dout = cc1d_v16_load_aligned(dr);
-        if (CC1D_K > 0 && s0[i] > 0) raw[i].x_before = cc1d_v16_load_aligned(xr - V);
+        if (CC1D_K > 0 && s0 > 0) raw[i].x_before = cc1d_v16_load_aligned(xr - V);
         if (CC1D_K > 0 && after) raw[i].dout_after = cc1d_v16_load_aligned(dr + V);
         if (CC1D_SILU && CC1D_K > 0 && after) raw[i].x_after = cc1d_v16_load_aligned(xr + V);
     }
@@ -88,7 +71,9 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_
     for (int k = 0; k < CC1D_WIDTH; ++k) dw[k] = 0.0f;
 #pragma unroll
     for (int i = 0; i < kBvChunks; ++i) {
-        if (first + slot + i * slots >= last) continue;
+        const int j = slot + i * slots;
+        if (j >= chunks) continue;
+        const int b = bs_div(j, by_row), s0 = (j - b * row_vectors) * V;
         // xs[m] = x̃[s0 - K + m]; positions before the row start and past its end read 0
         // (no initial states here; past the end dout is 0, so g is too).
         float xs[kBvXs];
@@ -124,7 +109,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_
 #pragma unroll
             for (int k = 0; k < CC1D_WIDTH; ++k) dw[k] = fmaf(g[e], xs[e + k], dw[k]);   // x̃[s0+e-K+k] * g[s0+e]
         }
-        cc1d_v16_store_global(dx + row[i] * (int)p.dx_stride_b + s0[i], cc1d_v16_from_floats(o));
+        cc1d_v16_store_global(dx + b * (int)p.dx_stride_b + s0, cc1d_v16_from_floats(o));
     }
     cc1d_bwd_release_sums(dw, db);
 
@@ -140,11 +125,10 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_
 #pragma unroll
         for (int k = 0; k < CC1D_BWD_SUMS; ++k) v[k] += cc1d_shfl_xor(v[k], bit);
     }
-    cc1d_wait_prior_grid();   // the zeroing kernel before an atomic target (calls in parts)
     if (slots <= 32) {   // (the same in every thread of the block)
         if (slot == 0 && has)
 #pragma unroll
-            for (int k = 0; k < CC1D_BWD_SUMS; ++k) cc1d_bwd_emit(p, part, c, k, v[k]);
+            for (int k = 0; k < CC1D_BWD_SUMS; ++k) cc1d_bwd_emit(p, 0, c, k, v[k]);
         return;
     }
     const int groups = slots >> 5;
@@ -154,11 +138,11 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_
     __syncthreads();
     if (t < (CC1D_BWD_SUMS << shift)) {
         const int jc = t / CC1D_BWD_SUMS, k = t - jc * CC1D_BWD_SUMS;
-        const int d = c0 + jc;
+        const int d = (int)(cc1d_flat_block() << shift) + jc;
         if (d < p.dim) {
             float sum = 0.0f;
             for (int i = 0; i < groups; ++i) sum += group_sums[t * groups + i];
-            cc1d_bwd_emit(p, part, d, k, sum);
+            cc1d_bwd_emit(p, 0, d, k, sum);
         }
     }
 }

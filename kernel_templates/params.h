@@ -66,11 +66,11 @@
 // bwd_small.cu, one launch: blocks of this many threads, each at most this many positions.
 #define CC1D_BWD_SMALL_THREADS 256
 #define CC1D_BWD_SMALL_POSITIONS 4
-// Channel-first backward modules (main and small-call) up to width 4 without seq_idx or
-// states also carry the vector kernel of bwd_channel_first_vectors.cu, for calls whose
-// rows lie on 16-byte vectors: blocks of CC1D_BWD_SMALL_THREADS threads, each taking up to
-// this many vectors of a row, so a block holds up to 2 * 256 * 8 = 4096 positions of a
-// channel in 16-bit, 2048 in fp32 (a channel of more is split into parts).
+// Channel-first small-call backward modules up to width 4 without seq_idx or states also
+// carry the vector kernel of bwd_channel_first_vectors.cu, for calls whose rows lie on
+// 16-byte vectors: blocks of CC1D_BWD_SMALL_THREADS threads, each taking up to this many
+// vectors of a row, so a block holds up to 2 * 256 * 8 = 4096 positions of a channel in
+// 16-bit, 2048 in fp32.
 #define CC1D_BWD_CF_VECTORS_KERNEL(width, seq_idx, states) ((width) <= 4 && !(seq_idx) && !(states))
 #define CC1D_BWD_CF_VECTOR_CHUNKS 2
 #define CC1D_REDUCE_THREADS 256

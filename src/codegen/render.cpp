@@ -101,7 +101,8 @@ ModuleKernel third_kernel(const Variant& variant) {
     if (!variant.small_call && variant.layout == Layout::channel_last &&
         CC1D_BWD_CL_TILE_KERNEL(variant.width, variant.seq_idx, states))
         return {"_tile", "CC1D_ENTRY_TILE"};
-    if (variant.layout == Layout::channel_first && CC1D_BWD_CF_VECTORS_KERNEL(variant.width, variant.seq_idx, states))
+    if (variant.small_call && variant.layout == Layout::channel_first &&
+        CC1D_BWD_CF_VECTORS_KERNEL(variant.width, variant.seq_idx, states))
         return {"_vectors", "CC1D_ENTRY_VECTORS"};
     return {"", ""};
 }

@@ -1,12 +1,9 @@
 // Host side of bwd_channel_first.cu: a block per (channel, part), walking the part's
 // (batch, tile) units in order.
 #include <algorithm>
-#include <optional>
-#include <string>
 
 #include "api/launch/backward_plan.hpp"
 #include "api/launch/launch_util.hpp"
-#include "common/env.hpp"
 
 namespace cc1d::launch {
 namespace backward {
@@ -60,35 +57,9 @@ void size_tile(const Variant& v, std::int64_t row_vectors, int vec, int max_ilp,
     }
 }
 
-// Calls of rows of whole 16-byte vectors past what the small-call module's vector kernel
-// holds (2 * CC1D_BWD_SMALL_THREADS vectors a channel) that run the main module's vector
-// kernel (bwd_channel_first_vectors.cu), each channel split into parts of at most
-// `part_vectors` vectors whose sums the reduce kernel adds.
-std::optional<Plan> plan_vectors_in_parts(const Variant& v, const BackwardArgs& args) {
-    const auto wanted = env::get("CC1D_CF_VECTOR_PARTS");
-    if (!wanted || !CC1D_BWD_CF_VECTORS_KERNEL(v.width, v.seq_idx, v.initial_states || v.final_states)) return std::nullopt;
-    const std::int64_t part_vectors = std::stoll(*wanted);
-    const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
-    const std::int64_t vec = util::vector_elems(v.x_dtype);
-    if (dim < 1 || batch * seqlen < 1 || seqlen % vec != 0 || !vector_rows(v, args)) return std::nullopt;
-    for (const Tensor* t : {&args.x, &args.dout, &args.dx})
-        if (!util::offsets_fit_int32(*t)) return std::nullopt;
-    const std::int64_t chunks = batch * seqlen / vec;
-    if (chunks >= (std::int64_t(1) << 31) / vec) return std::nullopt;
-    Plan plan;
-    plan.vectors = true;
-    plan.block.x = CC1D_BWD_SMALL_THREADS;
-    plan.channel_groups = dim;
-    plan.parts = util::ceil_div(chunks, part_vectors);
-    plan.units_per_part = util::ceil_div(chunks, plan.parts);
-    plan.parts = util::ceil_div(chunks, plan.units_per_part);
-    return plan;
-}
-
 }  // namespace
 
 Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm_count, bool fast_memory) {
-    if (auto vectors = plan_vectors_in_parts(variant, args)) return *vectors;
     const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
     const int vec = util::vector_elems(variant.x_dtype);
     Plan plan;

@@ -194,8 +194,7 @@ void run(Launcher& launcher, const Variant& variant, const BackwardArgs& args, c
     // reduce kernel for the main kernel before it reads a row, and their launch latency
     // and set-up hide behind the kernel before.
     p.reduce_mode = CC1D_REDUCE_SUM;
-    const Kernel kernel = plan.tile ? Kernel::tile : plan.vectors ? Kernel::vectors : Kernel::main;
-    launcher.launch_overlapped(kernel, util::flat_grid(plan.channel_groups * plan.parts),
+    launcher.launch_overlapped(plan.tile ? Kernel::tile : Kernel::main, util::flat_grid(plan.channel_groups * plan.parts),
                                plan.block, plan.shared_bytes, &p, sizeof(p));
     if (mode == CC1D_DW_PARTIAL_ROWS || mode == CC1D_DW_ATOMIC_PARTIAL) {
         set_reduce_split(p, sum_slices);

@@ -25,7 +25,6 @@ struct Plan {
     bool stage_async = false;          // channel-first 16-bit: tiles staged by cp.async (where it can)
     std::int64_t seq_mask_stride = 0;  // channel-first with seq_idx: masks a row in the workspace (else 0)
     bool tile = false;                 // channel-last: the module's tile kernel runs (else its main kernel)
-    bool vectors = false;              // channel-first: the module's vector kernel runs (else its main kernel)
     // Channel-last register walk: each row's tail, [tail_start, seqlen), in tail_tiles chunks
     // of tail_len steps walked by blocks after every long walk's (none when tail_tiles is 0;
     // the `tiles` chunks of tile_len then reach seqlen).

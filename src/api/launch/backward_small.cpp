@@ -70,7 +70,7 @@ int log2_exact(std::int64_t v) {
 constexpr std::int64_t kTwoVectorSiluMaxElementsFp32 = std::int64_t(1) << 21;
 constexpr std::int64_t kTwoVectorSiluMaxElements16 = std::int64_t(1) << 24;
 
-// Calls the vector kernel (bwd_channel_first_vectors.cu) takes here: channel-first, a
+// Calls the vector kernel (bwd_channel_first_vectors.cu) takes: channel-first, a
 // module that has it, rows of whole 16-byte vectors in x, dout and dx, at most
 // CC1D_BWD_CF_VECTOR_CHUNKS vectors a thread (with SiLU, two only up to the sizes
 // above), and not switched off.
@@ -145,7 +145,6 @@ void run_small(Launcher& launcher, const Variant& variant, const BackwardArgs& a
     p.groups = 1;
     p.parts = 1;
     p.small_channel_shift = plan.channel_shift;
-    p.units_per_part = p.batch * p.seqlen;   // (the vector kernel: every vector of a channel is one part's)
     device::Dim3 block;
     block.x = CC1D_BWD_SMALL_THREADS;
     launcher.launch(plan.vectors ? Kernel::vectors : Kernel::main, util::flat_grid(plan.blocks), block,

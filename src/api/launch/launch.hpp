@@ -16,7 +16,7 @@ namespace cc1d::launch {
 // partials, update's registers path, the channel-first forward's cp.async-staged kernel,
 // the packed prefill's sequence-finishing kernel (history outputs and slot write-back);
 // and a third (codegen::third_kernel): the channel-last backward's tile kernel, the
-// channel-first backward's vector kernel (main and small-call modules).
+// channel-first small-call backward's vector kernel.
 enum class Kernel { main = 0, reduce = 1, registers = 1, staged = 1, finish = 1, tile = 2, vectors = 2 };
 
 class Launcher {
