@@ -1,7 +1,9 @@
-// Small backward calls in one launch: bwd_small.cu, the module of a small-call variant
+// Small backward calls in one launch: the module of a small-call variant
 // (Variant::small_call, compiled only when such a call comes), a block holding every
-// position of its channels, so neither a walk nor a reduce kernel runs. The Runtime asks
-// plan_small first and picks the variant and launcher from its answer.
+// position of its channels, so neither a walk nor a reduce kernel runs: bwd_small.cu
+// element by element, or for channel-first rows of whole 16-byte vectors its vector kernel
+// (bwd_channel_first_vectors.cu). The Runtime asks plan_small first and picks the variant
+// and launcher from its answer.
 #pragma once
 
 #include <cstdint>
@@ -27,11 +29,16 @@ struct SmallPlan {
 // 16-bit, 8 and 2^19 in fp32, where the main kernel's row-sized tiles leave most threads
 // idle), views within 2^31 elements (32-bit offsets) and its shared memory within what a
 // block gets without opting in. nullopt otherwise, or when CC1D_DISABLE_SMALL_BACKWARD is
-// set (read per call, so tests can run a call both ways).
+// set (read per call, so tests can run a call both ways). Channel-first calls at widths
+// up to 4 without seq_idx or states whose rows are whole 16-byte vectors in x, dout and
+// dx take the vector kernel instead (plan.vectors), at any D, up to two vectors a thread
+// (with SiLU two only up to 2^21 elements in fp32, 2^24 in 16-bit), unless
+// CC1D_DISABLE_SMALL_VECTORS is set.
 std::optional<SmallPlan> plan_small(const Variant& variant, const BackwardArgs& args);
 
 // Launches the small-call kernel (the main kernel of `variant`'s module, a small-call
-// variant) with `plan`; dweight/dbias are written (or added to) directly.
+// variant, or its vector kernel) with `plan`; dweight/dbias are written (or added to)
+// directly.
 void run_small(Launcher& launcher, const Variant& variant, const BackwardArgs& args, const SmallPlan& plan);
 
 }  // namespace cc1d::launch::backward
