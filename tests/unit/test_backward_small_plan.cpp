@@ -39,6 +39,12 @@ Variant small_variant(Layout layout, int width = 4, bool seq_idx = false) {
 
 const void* address(int slot) { return test::fake_address(slot); }
 
+// `args` with x, dout and dx of `dtype` instead.
+BackwardArgs with_x_dtype(BackwardArgs args, DType dtype) {
+    for (Tensor* t : {&args.x, &args.dout, &args.dx}) t->dtype = dtype;
+    return args;
+}
+
 // While alive, channel-first calls of whole vectors plan the element-wise kernel too.
 struct ElementWiseOnly : test::ScopedEnv {
     ElementWiseOnly() : ScopedEnv("CC1D_DISABLE_SMALL_VECTORS", "1") {}
@@ -220,8 +226,7 @@ TEST_CASE("small backward plan: channel-first rows of whole vectors take the vec
         INFO("B=", c.B, " D=", c.D, " L=", c.L, " x=", std::string(to_string(c.x)));
         Variant v = small_variant(Layout::channel_first);
         v.x_dtype = v.weight_dtype = c.x;
-        BackwardArgs args = call_args(c.B, c.D, c.L, Layout::channel_first);
-        for (Tensor* t : {&args.x, &args.dout, &args.dx}) t->dtype = c.x;
+        const BackwardArgs args = with_x_dtype(call_args(c.B, c.D, c.L, Layout::channel_first), c.x);
         const auto plan = backward::plan_small(v, args);
         REQUIRE(plan.has_value());
         CHECK(plan->vectors);
@@ -265,12 +270,11 @@ TEST_CASE("small backward plan: the vector kernel only where every row is whole 
     CHECK_FALSE(vectors(small_variant(Layout::channel_last), call_args(2, 64, 128, Layout::channel_last)));
     auto fp32 = cf;
     fp32.x_dtype = fp32.weight_dtype = DType::fp32;
-    BackwardArgs wide = call_args(4, 64, 512, Layout::channel_first);
-    for (Tensor* t : {&wide.x, &wide.dout, &wide.dx}) t->dtype = DType::fp32;
-    CHECK(vectors(fp32, wide));   // 2048 positions
-    wide = call_args(8, 64, 512, Layout::channel_first);
-    for (Tensor* t : {&wide.x, &wide.dout, &wide.dx}) t->dtype = DType::fp32;
-    CHECK_FALSE(backward::plan_small(fp32, wide));   // 4096 fp32 positions: 1024 vectors
+    auto fp32_args = [](std::int64_t B, std::int64_t D, std::int64_t L) {
+        return with_x_dtype(call_args(B, D, L, Layout::channel_first), DType::fp32);
+    };
+    CHECK(vectors(fp32, fp32_args(4, 64, 512)));                   // 2048 positions
+    CHECK_FALSE(backward::plan_small(fp32, fp32_args(8, 64, 512)));   // 4096 fp32 positions: 1024 vectors
     // Any of x, dout, dx off a 16-byte boundary, or strided by other than whole vectors.
     for (int which = 0; which < 3; ++which) {
         BackwardArgs args = call_args(2, 64, 128, Layout::channel_first);
@@ -293,9 +297,7 @@ TEST_CASE("small backward plan: the vector kernel only where every row is whole 
     CHECK(vectors(plain, call_args(8, 8192, 512, Layout::channel_first)));
     for (const auto& [B, D, L, takes] : {std::tuple{4, 1024, 512, true}, std::tuple{4, 1025, 512, false},
                                          std::tuple{2, 8192, 512, true}}) {   // the last: one vector a thread
-        BackwardArgs args = call_args(B, D, L, Layout::channel_first);
-        for (Tensor* t : {&args.x, &args.dout, &args.dx}) t->dtype = DType::fp32;
-        CHECK(vectors(fp32, args) == takes);
+        CHECK(vectors(fp32, fp32_args(B, D, L)) == takes);
     }
     test::ScopedEnv off("CC1D_DISABLE_SMALL_VECTORS", "1");
     CHECK_FALSE(vectors(cf, call_args(2, 64, 128, Layout::channel_first)));

@@ -61,6 +61,20 @@ int log2_exact(std::int64_t v) {
     return s;
 }
 
+// A block of CC1D_BWD_SMALL_THREADS threads laid out for `units` units a channel
+// (positions, or vectors): as many slots a channel as units (a power of two, at most the
+// block), so a thread takes as few units as the block allows; the rest of the block takes
+// more channels.
+SmallPlan block_layout(std::int64_t units, std::int64_t dim) {
+    SmallPlan plan;
+    const int threads_log2 = log2_exact(CC1D_BWD_SMALL_THREADS);
+    const int slots_log2 = std::min(log2_exact(units), threads_log2);
+    plan.channel_shift = threads_log2 - slots_log2;
+    plan.slots = 1 << slots_log2;
+    plan.blocks = util::ceil_div(dim, std::int64_t(1) << plan.channel_shift);
+    return plan;
+}
+
 // Largest calls (B * D * L) with SiLU where a thread takes two vectors: there each thread
 // carries two vectors' activations, and past these sizes the main kernel's walk wins
 // (H200, docs/perf.md entry 117: fp32 2x2048x1024 and 2x4096x1024 13% slower than the
@@ -79,7 +93,7 @@ std::optional<SmallPlan> plan_vectors(const Variant& v, const BackwardArgs& args
         !CC1D_BWD_CF_VECTORS_KERNEL(v.width, v.seq_idx, v.initial_states || v.final_states))
         return std::nullopt;
     const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
-    const std::int64_t vec = 16 / static_cast<std::int64_t>(dtype_size(v.x_dtype));
+    const std::int64_t vec = util::vector_elems(v.x_dtype);
     if (seqlen % vec != 0 || !vector_rows(v, args)) return std::nullopt;
     const std::int64_t chunks = batch * seqlen / vec;   // vectors a channel
     if (chunks > std::int64_t(CC1D_BWD_CF_VECTOR_CHUNKS) * CC1D_BWD_SMALL_THREADS) return std::nullopt;
@@ -87,13 +101,7 @@ std::optional<SmallPlan> plan_vectors(const Variant& v, const BackwardArgs& args
         batch * dim * seqlen > (v.x_dtype == DType::fp32 ? kTwoVectorSiluMaxElementsFp32 : kTwoVectorSiluMaxElements16))
         return std::nullopt;
     if (env::flag("CC1D_DISABLE_SMALL_VECTORS")) return std::nullopt;
-    // As many slots a channel as vectors (a power of two, at most the block).
-    SmallPlan plan;
-    const int threads_log2 = log2_exact(CC1D_BWD_SMALL_THREADS);
-    const int slots_log2 = std::min(log2_exact(chunks), threads_log2);
-    plan.channel_shift = threads_log2 - slots_log2;
-    plan.slots = 1 << slots_log2;
-    plan.blocks = util::ceil_div(dim, std::int64_t(1) << plan.channel_shift);
+    SmallPlan plan = block_layout(chunks, dim);
     plan.vectors = true;
     return plan;
 }
@@ -113,16 +121,8 @@ std::optional<SmallPlan> plan_small(const Variant& variant, const BackwardArgs& 
     if (positions > std::int64_t(limits.positions_per_thread) * CC1D_BWD_SMALL_THREADS) return std::nullopt;
     if (positions * dim > limits.elements) return std::nullopt;
 
-    // As many slots per channel as positions (a power of two, at most the block), so a
-    // thread takes as few positions as the block allows; the rest of the block takes
-    // more channels.
-    SmallPlan plan;
-    const int threads_log2 = log2_exact(CC1D_BWD_SMALL_THREADS);
-    const int slots_log2 = std::min(log2_exact(positions), threads_log2);
-    plan.channel_shift = threads_log2 - slots_log2;
-    plan.slots = 1 << slots_log2;
+    SmallPlan plan = block_layout(positions, dim);
     const std::int64_t channels = std::int64_t(1) << plan.channel_shift;
-    plan.blocks = util::ceil_div(dim, channels);
     // Shared memory as bwd_small.cu lays it out: the rows of x̃ with the K positions
     // before each start (or the lane groups' sums, whichever is larger; lanes of one
     // channel within 32 form a group), g of every position, and with seq_idx the ids.
