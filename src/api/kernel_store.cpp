@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <thread>
 
 #include <unistd.h>
 
@@ -22,6 +24,19 @@ namespace {
 std::uint64_t elapsed_ns(std::chrono::steady_clock::time_point since) {
     return static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - since).count());
+}
+
+// Threads a module whose compile splits (codegen::splits_compile) may take: two, for its
+// two large kernels (one on a one-core host), or CC1D_COMPILE_THREADS when that is a
+// positive number (1: never split).
+unsigned compile_threads() {
+    if (const auto text = env::get("CC1D_COMPILE_THREADS")) {
+        char* end = nullptr;
+        const long threads = std::strtol(text->c_str(), &end, 10);
+        if (end != text->c_str() && *end == 0 && threads >= 1 && threads <= 1024) return static_cast<unsigned>(threads);
+        log::warn("CC1D_COMPILE_THREADS='{}' ignored (expected a whole number from 1 to 1024)", *text);
+    }
+    return std::max(1u, std::min(2u, std::thread::hardware_concurrency()));
 }
 
 // CC1D_DUMP_SOURCE_ON_ERROR=1: keep the failing source where a person can open it.
@@ -73,7 +88,7 @@ KernelStore::CodeObject KernelStore::code_object(const Variant& variant, rtc::Co
         }
     }
     const auto start = std::chrono::steady_clock::now();
-    auto result = compiler.compile({source.text, source.name, target});
+    auto result = compiler.compile({source.text, source.name, target, source.split_compile ? compile_threads() : 1u});
     counters_.compile_ns += elapsed_ns(start);
     if (!result.ok) {
         ++counters_.compile_failures;

@@ -107,6 +107,13 @@ ModuleKernel third_kernel(const Variant& variant) {
     return {"", ""};
 }
 
+bool splits_compile(const Variant& raw) {
+    const Variant variant = raw.normalized();
+    if (variant.small_call) return false;
+    if (variant.op == Op::fwd) return variant.layout == Layout::channel_first;   // the staged kernel
+    return variant.op == Op::bwd && variant.layout == Layout::channel_last && *third_kernel(variant).suffix != 0;
+}
+
 RenderedSource render_source(const Variant& raw, const std::string& backend) {
     const Variant variant = raw.normalized();
     check_variant(variant);
@@ -117,6 +124,7 @@ RenderedSource render_source(const Variant& raw, const std::string& backend) {
     if (*second_kernel(variant).suffix != 0) out.second_entry = out.entry + second_kernel(variant).suffix;
     if (*third_kernel(variant).suffix != 0) out.third_entry = out.entry + third_kernel(variant).suffix;
     out.name = out.entry + ".cu";
+    out.split_compile = splits_compile(variant);
     out.text = template_text(backend == "cuda" ? "prelude_cuda.h" : "prelude_hip.h");
     out.text += variant_macros(variant, out.entry, out.second_entry, out.third_entry);
     out.text += template_text("params.h");

@@ -17,6 +17,9 @@ struct RenderedSource {
     std::string entry;         // main kernel
     std::string second_entry;  // the module's second kernel (second_kernel); empty if none
     std::string third_entry;   // the module's third kernel (third_kernel); empty if none
+    // The module holds a second kernel as large as the main one (splits_compile): the
+    // compiler may optimize them on separate threads.
+    bool split_compile = false;
 };
 
 // The second kernel of a variant's module, as a suffix of the main entry's name, and the
@@ -37,6 +40,14 @@ ModuleKernel second_kernel(const Variant& variant);
 // backward's tile kernel ("_tile", CC1D_ENTRY_TILE, bwd_channel_last_tile.cu, appended to
 // the family's template) in the modules of CC1D_BWD_CL_TILE_KERNEL; empty for the rest.
 ModuleKernel third_kernel(const Variant& variant);
+
+// Whether a variant's module holds two kernels of the main kernel's size, so that a cold
+// compile spent mostly in NVRTC's optimizer gets shorter on two threads: the channel-first
+// forward (main and staged kernel) and the channel-last backward with a tile kernel
+// (0.5 s -> 0.38 s and 1.2 s -> 1.0 s on a 2-core build host, docs/perf.md entry 122).
+// Not modules whose second kernel is small (the reduce kernel: split, they compiled 10-15%
+// slower), nor the small-call backward ones (their code changed with the option).
+bool splits_compile(const Variant& variant);
 
 // backend: "cuda" or "hip".
 RenderedSource render_source(const Variant& variant, const std::string& backend);

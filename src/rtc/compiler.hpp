@@ -14,6 +14,7 @@ struct CompileRequest {
     std::string source;        // complete, self-contained translation unit
     std::string source_name;   // "<entry>.cu", shown in logs and errors
     std::string target;        // "sm_90", "gfx90a", "gfx942:sramecc+:xnack-"
+    unsigned threads = 1;      // threads the compiler may optimize the kernels on (NVRTC only); same code
 };
 
 struct CompileResult {

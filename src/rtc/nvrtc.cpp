@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <mutex>
+#include <tuple>
+#include <utility>
 
 #include "common/dynamic_library.hpp"
 #include "common/env.hpp"
@@ -114,12 +116,27 @@ public:
 
     CompileResult compile(const CompileRequest& request) override {
         const auto start = std::chrono::steady_clock::now();
-        CompileResult result;
         const auto opts = options(request.target);
         const bool cubin = choose_arch(nvrtc_, parse_sm_target(request.target)).cubin;
-        const auto argv_options = with_phase_timing(opts);
-        std::vector<const char*> argv = option_pointers(argv_options);
+        auto argv_options = with_phase_timing(opts);
+        const std::string split = nvrtc_split_compile_option({nvrtc_.major, nvrtc_.minor}, request.threads);
+        if (!split.empty()) argv_options.push_back(split);
+        auto [result, status] = compile_once(request, argv_options, cubin);
+        // An NVRTC that does not know an option fails the whole compile: once more without it.
+        if (status == NVRTC_ERROR_INVALID_OPTION && !split.empty()) {
+            argv_options.pop_back();
+            std::tie(result, status) = compile_once(request, argv_options, cubin);
+        }
         result.options = join_options(opts);
+        result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return result;
+    }
+
+private:
+    std::pair<CompileResult, nvrtcResult> compile_once(const CompileRequest& request,
+                                                       const std::vector<std::string>& argv_options, bool cubin) {
+        CompileResult result;
+        std::vector<const char*> argv = option_pointers(argv_options);
         nvrtcProgram program = nullptr;
         nvrtcResult status = nvrtc_.create(&program, request.source.c_str(), request.source_name.c_str(), 0, nullptr, nullptr);
         if (status != NVRTC_SUCCESS)
@@ -142,11 +159,9 @@ public:
             result.log = nvrtc_.error_string(status);
         }
         nvrtc_.destroy(&program);
-        result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        return result;
+        return {std::move(result), status};
     }
 
-private:
     const NvrtcApi& nvrtc_;
 };
 

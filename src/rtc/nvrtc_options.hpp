@@ -21,6 +21,17 @@ inline bool nvrtc_accepts_minimal(NvrtcVersion version) {
     return version.major > 12 || (version.major == 12 && version.minor >= 4);
 }
 
+// --split-compile=N lets NVRTC's optimizer (most of a cold compile, docs/perf.md entry
+// 29) work on a module's kernels on up to N threads. It stays out of nvrtc_options, and so
+// out of the cache key: for the modules that ask for it (codegen's RenderedSource::
+// split_compile) every kernel's machine code is the same with and without it (NVRTC 13.0,
+// every variant of configs/precompile/mamba.json, sm_80 and sm_90; entry 122). Given only
+// to NVRTC 12.4 and later, as -minimal; the compiler retries without it if refused.
+inline std::string nvrtc_split_compile_option(NvrtcVersion version, unsigned threads) {
+    if (threads <= 1 || !nvrtc_accepts_minimal(version)) return {};
+    return "--split-compile=" + std::to_string(threads);
+}
+
 // `arch_option` is "-arch=sm_XY" or "-arch=compute_XY". Fast math stays off so results
 // follow SEMANTICS.md's tolerances; the approximate instructions SiLU uses (tanh.approx,
 // ex2.approx) are chosen explicitly in the prelude and common.h.

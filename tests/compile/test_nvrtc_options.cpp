@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "codegen/render.hpp"
@@ -44,6 +46,30 @@ std::string read_file(const std::string& path) {
     return text.str();
 }
 
+// The machine code of each kernel in a CUBIN (an ELF64 file): its ".text.<kernel>"
+// section's bytes by name.
+std::map<std::string, std::string> kernel_code(const std::string& elf) {
+    auto read = [&](std::size_t at, std::size_t bytes) {
+        REQUIRE(at + bytes <= elf.size());
+        std::uint64_t v = 0;
+        std::memcpy(&v, elf.data() + at, bytes);   // little-endian host and file
+        return static_cast<std::size_t>(v);
+    };
+    REQUIRE(elf.compare(0, 4, "\x7f" "ELF") == 0);
+    const std::size_t section_table = read(0x28, 8), entry_size = read(0x3A, 2), sections = read(0x3C, 2);
+    const std::size_t names = read(section_table + read(0x3E, 2) * entry_size + 0x18, 8);
+    std::map<std::string, std::string> code;
+    for (std::size_t i = 0; i < sections; ++i) {
+        const std::size_t header = section_table + i * entry_size;
+        const std::string name = elf.c_str() + names + read(header, 4);
+        if (name.rfind(".text.", 0) != 0) continue;
+        const std::size_t offset = read(header + 0x18, 8), size = read(header + 0x20, 8);
+        REQUIRE(offset + size <= elf.size());
+        code[name] = elf.substr(offset, size);
+    }
+    return code;
+}
+
 }  // namespace
 
 TEST_CASE("NVRTC compiles with the option list of its version") {
@@ -74,4 +100,23 @@ TEST_CASE("CC1D_NVRTC_TIME: NVRTC writes phase times, and the options (the cache
     CHECK(table.find(source.name) != std::string::npos);
     CHECK(table.find("Frontend") != std::string::npos);
     std::remove(file.c_str());
+}
+
+TEST_CASE("A module that splits its compile: on two threads, the same options (cache key) and a code object") {
+    auto compiler = open_nvrtc_or_skip();
+    if (!compiler) return;
+    // The channel-first forward holds the main and the staged kernel (codegen::splits_compile).
+    const Variant variant = Variant::parse("op=fwd,layout=channel_first,width=4,x=bf16,weight=bf16,act=silu,bias=1");
+    const auto source = codegen::render_source(variant, "cuda");
+    REQUIRE(source.split_compile);
+    const auto one = compiler->compile({source.text, source.name, "sm_90", 1});
+    const auto two = compiler->compile({source.text, source.name, "sm_90", 2});
+    REQUIRE(one.ok);
+    REQUIRE(two.ok);
+    CHECK(one.options == two.options);
+    CHECK(one.options.find("split") == std::string::npos);
+    // The CUBINs differ in their layout; the machine code of each kernel may not.
+    const auto kernels = kernel_code(one.code_object);
+    CHECK(kernels.size() == 2);
+    CHECK(kernels == kernel_code(two.code_object));
 }

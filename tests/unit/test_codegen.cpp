@@ -228,6 +228,32 @@ TEST_CASE("the channel-first forward, with and without seq_idx, has a cp.async-s
     CHECK_FALSE(has_second(other));
 }
 
+TEST_CASE("modules of two large kernels split their compile: the channel-first forward, the tiled channel-last backward") {
+    auto parse = [](const std::string& text) { return Variant::parse(text); };
+    for (const char* text : {"op=fwd,layout=channel_first,width=4,x=bf16,weight=bf16,act=silu,bias=1",
+                             "op=fwd,layout=channel_first,width=2,x=fp32,weight=fp32",
+                             "op=fwd,layout=channel_first,width=4,x=fp16,weight=fp16,seq_idx=1",
+                             "op=bwd,layout=channel_last,width=4,x=bf16,weight=bf16,act=silu,bias=1",
+                             "op=bwd,layout=channel_last,width=2,x=fp32,weight=fp32"}) {
+        CAPTURE(text);
+        CHECK(codegen::splits_compile(parse(text)));
+        CHECK(codegen::render_source(parse(text), "cuda").split_compile);
+    }
+    // One large kernel (a reduce kernel is small), or the small-call modules.
+    for (const char* text : {"op=fwd,layout=channel_last,width=4,x=bf16,weight=bf16",
+                             "op=fwd,layout=channel_first,width=4,x=bf16,weight=bf16,small_call=1",
+                             "op=bwd,layout=channel_first,width=4,x=bf16,weight=bf16,act=silu,bias=1",
+                             "op=bwd,layout=channel_last,width=5,x=bf16,weight=bf16",
+                             "op=bwd,layout=channel_last,width=4,x=bf16,weight=bf16,act=silu,seq_idx=1",
+                             "op=bwd,layout=channel_first,width=4,x=bf16,weight=bf16,small_call=1",
+                             "op=bwd,layout=channel_last,width=4,x=bf16,weight=bf16,small_call=1",
+                             "op=update,width=4,x=bf16,weight=bf16", "op=varlen_fwd,layout=channel_first,width=4,x=bf16,weight=bf16"}) {
+        CAPTURE(text);
+        CHECK_FALSE(codegen::splits_compile(parse(text)));
+        CHECK_FALSE(codegen::render_source(parse(text), "hip").split_compile);
+    }
+}
+
 TEST_CASE("every op family has an embedded template") {
     for (Op op : {Op::fwd, Op::bwd, Op::update, Op::varlen_fwd})
         for (Layout layout : {Layout::channel_first, Layout::channel_last}) {

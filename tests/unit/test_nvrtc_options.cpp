@@ -40,3 +40,13 @@ TEST_CASE("NVRTC options: the same version always gets the same list (it is part
     CHECK(nvrtc_options("-arch=sm_90", {13, 0}) == nvrtc_options("-arch=sm_90", {13, 0}));
     CHECK(nvrtc_options("-arch=sm_90", {12, 3}) != nvrtc_options("-arch=sm_90", {12, 4}));
 }
+
+TEST_CASE("NVRTC split compile: from 12.4 on, for more than one thread, never in the option list") {
+    CHECK(nvrtc_split_compile_option({13, 0}, 2) == "--split-compile=2");
+    CHECK(nvrtc_split_compile_option({12, 4}, 3) == "--split-compile=3");
+    CHECK(nvrtc_split_compile_option({13, 0}, 1).empty());
+    CHECK(nvrtc_split_compile_option({13, 0}, 0).empty());
+    CHECK(nvrtc_split_compile_option({12, 3}, 2).empty());
+    CHECK(nvrtc_split_compile_option({11, 8}, 4).empty());
+    for (const auto& option : nvrtc_options("-arch=sm_90", {13, 0})) CHECK(option.find("split") == std::string::npos);
+}
