@@ -44,7 +44,8 @@ ModuleKernel third_kernel(const Variant& variant);
 // Whether a variant's module holds two kernels of the main kernel's size, so that a cold
 // compile spent mostly in NVRTC's optimizer gets shorter on two threads: the channel-first
 // forward (main and staged kernel) and the channel-last backward with a tile kernel
-// (0.5 s -> 0.38 s and 1.2 s -> 1.0 s on a 2-core build host, docs/perf.md entry 122).
+// (on a 2-core build host 0.47 s -> 0.32-0.40 s and 0.78-1.34 s -> 0.62-1.12 s,
+// docs/perf.md entry 122).
 // Not modules whose second kernel is small (the reduce kernel: split, they compiled 10-15%
 // slower), nor the small-call backward ones (their code changed with the option).
 bool splits_compile(const Variant& variant);

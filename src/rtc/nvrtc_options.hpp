@@ -26,9 +26,11 @@ inline bool nvrtc_accepts_minimal(NvrtcVersion version) {
 // out of the cache key: for the modules that ask for it (codegen's RenderedSource::
 // split_compile) every kernel's machine code is the same with and without it (NVRTC 13.0,
 // every variant of configs/precompile/mamba.json, sm_80 and sm_90; entry 122). Given only
-// to NVRTC 12.4 and later, as -minimal; the compiler retries without it if refused.
+// to NVRTC 12.4 and later (the floor -minimal has: older releases were not tried); the
+// compiler retries without it if refused.
+inline bool nvrtc_accepts_split_compile(NvrtcVersion version) { return nvrtc_accepts_minimal(version); }
 inline std::string nvrtc_split_compile_option(NvrtcVersion version, unsigned threads) {
-    if (threads <= 1 || !nvrtc_accepts_minimal(version)) return {};
+    if (threads <= 1 || !nvrtc_accepts_split_compile(version)) return {};
     return "--split-compile=" + std::to_string(threads);
 }
 

@@ -102,7 +102,7 @@ TEST_CASE("CC1D_NVRTC_TIME: NVRTC writes phase times, and the options (the cache
     std::remove(file.c_str());
 }
 
-TEST_CASE("A module that splits its compile: on two threads, the same options (cache key) and a code object") {
+TEST_CASE("A module that splits its compile: on two threads, the same options (cache key) and machine code") {
     auto compiler = open_nvrtc_or_skip();
     if (!compiler) return;
     // The channel-first forward holds the main and the staged kernel (codegen::splits_compile).
