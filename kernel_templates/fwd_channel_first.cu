@@ -24,12 +24,16 @@
 // pads each channel's halo to 8 vectors and the halo's ids to 32, so every tile and the
 // tile's ids start at 128-byte boundaries.
 //
-// Rows that are not 16-byte aligned (vector_ok == 0) but of unit stride (an L that is not
-// a multiple of a vector) load each vector as two aligned ones and a shift, and store it
-// as the widest aligned pieces (cc1d_v16_load_shifted, cc1d_v16_store_split), but for a
-// row's first and last vectors. Rows of other strides take the element-wise path: loads
-// are still coalesced (consecutive threads, consecutive elements) straight into shared
-// memory; only the stores go element by element.
+// Rows of unit stride that are not 16-byte aligned (an L that is not a multiple of a
+// vector, a misaligned view) split into tiles at x's row's own 16-byte boundaries, so
+// that every vector inside the row moves as one aligned access (vector_ok; without
+// seq_idx); out's row stores aligned vectors where it sits at the same offset within its
+// vector as x's (contiguous tensors), else the widest aligned pieces
+// (cc1d_v16_store_split). With seq_idx such rows load each vector as two aligned ones and a
+// shift (cc1d_v16_load_shifted; the ids' rows have their own alignment). A row's first and
+// last vectors go element by element. Rows of other strides take the element-wise path:
+// loads are still coalesced (consecutive threads, consecutive elements) straight into
+// shared memory; only the stores go element by element.
 //
 // Every module holds a second kernel (entry suffix "_staged") that moves the tile, and
 // with seq_idx the tile's ids, by cp.async instead of through registers. Without seq_idx
@@ -76,6 +80,38 @@ CC1D_DEVICE cc1d_vec16 cf_load_halo(const cc1d_fwd_params& p, const x_t* xrow, c
     return v;
 }
 
+// A tile vector that does not lie whole in [0, L) (pos < L): element by element, x̃
+// before the row start (initial_states or zeros) and zeros past its end. Only a row's
+// first vector, where the tiles follow a row that starts off a 16-byte boundary, and its
+// last one can be such.
+CC1D_DEVICE cc1d_vec16 cf_load_edge(const cc1d_fwd_params& p, const x_t* xrow, cc1d_i64 b, cc1d_i64 d,
+                                    cc1d_i64 pos) {
+    cc1d_vec16 v = cc1d_v16_zero();
+#pragma unroll
+    for (int e = 0; e < CC1D_VEC; ++e) {
+        const cc1d_i64 q = pos + e;
+        if (q < p.seqlen) cc1d_v16_set(v, e, q >= 0 ? xrow[q * p.x_stride_l] : cf_before_start(p, b, d, q));
+    }
+    return v;
+}
+
+// The tile's vectors that do not lie whole in the row (cf_load_edge), after its whole
+// ones were loaded or issued and stored: a loop of its own, so the whole vectors' loads
+// keep their registers (inside their unrolled loop, the edge path raised 16-bit kernels
+// past their 32-register bound into stack).
+CC1D_DEVICE void cf_stage_edges(const cc1d_fwd_params& p, const x_t* xrow, cc1d_i64 b, cc1d_i64 d, cc1d_i64 tile_start,
+                                int tid, int nthreads, cc1d_vec16* s_tile) {
+    // (Only a row's first and last tiles hold such vectors: the rest skip the loop.)
+    if (tile_start >= 0 && tile_start + nthreads * CC1D_FWD_CF_ILP(sizeof(x_t)) * CC1D_VEC <= p.seqlen) return;
+#pragma unroll 1
+    for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) {
+        const int j = tid + i * nthreads;
+        const cc1d_i64 pos = tile_start + (cc1d_i64)j * CC1D_VEC;
+        if (pos < p.seqlen && (pos < 0 || pos + CC1D_VEC > p.seqlen))
+            cc1d_v16_store_aligned(&s_tile[j], cf_load_edge(p, xrow, b, d, pos));
+    }
+}
+
 // 16 blocks per SM (NVIDIA): holds the kernel at 32 registers without spills, where 34-36
 // let only 12 blocks share an SM. On an H200 1-2% faster on 4x5376x4096 in 16-bit, on an
 // H100 unchanged (docs/perf.md, entry 65). seq_idx and widths past 8 keep the plain bound
@@ -114,20 +150,22 @@ template <bool kStaged> constexpr bool kCfTapsFirst = kStaged && CC1D_X_DTYPE !=
 
 // The tile's whole vectors by cp.async, straight into shared memory, so no registers
 // hold them (the staged kernel); complete after cc1d_wait_async_copies.
-CC1D_DEVICE void cf_stage_tile_async(const x_t* xrow, cc1d_i64 tile_start, cc1d_i64 L, int tid, int nthreads,
-                                     cc1d_vec16* s_tile) {
+CC1D_DEVICE void cf_stage_tile_async(const cc1d_fwd_params& p, const x_t* xrow, cc1d_i64 b, cc1d_i64 d,
+                                     cc1d_i64 tile_start, int tid, int nthreads, cc1d_vec16* s_tile) {
 #if CC1D_HAS_ASYNC_COPY
+    const cc1d_i64 L = p.seqlen;
 #pragma unroll
     for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) {
         const int j = tid + i * nthreads;
         const cc1d_i64 pos = tile_start + (cc1d_i64)j * CC1D_VEC;
-        if (pos + CC1D_VEC <= L)
+        if (pos >= 0 && pos + CC1D_VEC <= L)
             cc1d_copy16_async(&s_tile[j], xrow + pos);
-        else   // the row's last, partial vector, or past the row end
-            cc1d_v16_store_aligned(&s_tile[j], pos < L ? cc1d_v16_load(xrow, 1, pos, L, false) : cc1d_v16_zero());
+        else if (pos >= L)   // past the row end (the row's edge vectors: cf_stage_edges)
+            cc1d_v16_store_aligned(&s_tile[j], cc1d_v16_zero());
     }
+    cf_stage_edges(p, xrow, b, d, tile_start, tid, nthreads, s_tile);
 #else
-    (void)xrow; (void)tile_start; (void)L; (void)tid; (void)nthreads; (void)s_tile;
+    (void)p; (void)xrow; (void)b; (void)d; (void)tile_start; (void)tid; (void)nthreads; (void)s_tile;
 #endif
 }
 
@@ -161,12 +199,27 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
     constexpr bool has_row = true;
 #endif
     const int tile_vecs = nthreads * CC1D_FWD_CF_ILP(sizeof(x_t));
-    const cc1d_i64 tile_start = (cc1d_i64)tile * tile_vecs * CC1D_VEC;
     const cc1d_i64 L = p.seqlen;
     const bool vector_ok = p.vector_ok != 0;
 
     const x_t* xrow = reinterpret_cast<const x_t*>(p.x) + b * p.x_stride_b + d * p.x_stride_d;
     x_t* orow = reinterpret_cast<x_t*>(p.out) + b * p.out_stride_b + d * p.out_stride_d;
+#if CC1D_HAS_SEQ_IDX
+    // (With seq_idx the launcher takes vectors only for rows on 16-byte boundaries.)
+    constexpr int lead = 0;
+    const bool out_vectors = vector_ok;
+#else
+    // Rows of unit stride that may start off a 16-byte boundary (vector_ok;
+    // forward_channel_first.cpp): the tiles follow x's row's own boundaries, starting
+    // `lead` elements before position 0, so every vector inside the row loads as one
+    // aligned access and only the row's first and last ones go element by element (as
+    // varlen_fwd.cu does). out's row stores its vectors aligned where it sits at the same
+    // offset (contiguous tensors, or views misaligned alike), else as aligned pieces.
+    const int lead = vector_ok ? (int)(((unsigned long long)xrow & 15u) / sizeof(x_t)) : 0;
+    const bool out_vectors = vector_ok && ((unsigned long long)orow & 15u) == ((unsigned long long)xrow & 15u);
+#endif
+    const cc1d_i64 tile_start = (cc1d_i64)tile * tile_vecs * CC1D_VEC - lead;
+    if (tile > 0 && tile_start >= L) return;   // the extra tile the launcher adds for a lead
     // s_x[kCfHalo + j] = tile vector j; s_x[0..kCfHalo) = halo. The staged kernel's tile
     // starts at a 128-byte boundary, so a warp's cp.async copies land line for line as they
     // leave the row's 128-byte lines (kCfStagedLead vectors before it, which
@@ -185,16 +238,17 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
     if (!has_row) {
         // (no channel: ids only)
     } else if (kStaged && CC1D_HAS_ASYNC_COPY && vector_ok) {
-        cf_stage_tile_async(xrow, tile_start, L, tid, nthreads, s_x + kCfHalo);
+        cf_stage_tile_async(p, xrow, b, d, tile_start, tid, nthreads, s_x + kCfHalo);
     } else if (vector_ok) {
         cc1d_vec16 v[CC1D_FWD_CF_ILP(sizeof(x_t))];
 #pragma unroll
         for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) {
             const cc1d_i64 pos = tile_start + (cc1d_i64)(tid + i * nthreads) * CC1D_VEC;
-            v[i] = pos < L ? cc1d_v16_load(xrow, 1, pos, L, pos + CC1D_VEC <= L) : cc1d_v16_zero();
+            v[i] = pos >= 0 && pos + CC1D_VEC <= L ? cc1d_v16_load_aligned(xrow + pos) : cc1d_v16_zero();
         }
 #pragma unroll
         for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) cc1d_v16_store_aligned(&s_x[kCfHalo + tid + i * nthreads], v[i]);
+        cf_stage_edges(p, xrow, b, d, tile_start, tid, nthreads, s_x + kCfHalo);
     } else if (p.x_stride_l == 1) {
         // A row of unit stride, not aligned: two aligned loads a vector (cc1d_v16_load_shifted),
         // one vector at a time, since this kernel holds 32 registers (the occupancy that
@@ -281,7 +335,7 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
 
     // ---- 2. final_states: the last tile holds x̃[L-K .. L-1] in shared memory (raw bits) ----
 #if CC1D_HAS_FINAL_STATES
-    if (has_row && tile == p.tiles - 1) {
+    if (has_row && tile_start + tile_vecs * CC1D_VEC >= L) {   // the row's last tile
         const x_t* s_elems = reinterpret_cast<const x_t*>(s_x) + kCfHaloElems;
         x_t* fin = reinterpret_cast<x_t*>(p.final_states) + b * p.final_stride_b + d * p.final_stride_d;
         for (int j = tid; j < CC1D_K; j += nthreads) fin[j * p.final_stride_k] = s_elems[L - CC1D_K + j - tile_start];
@@ -345,8 +399,9 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
             ys[e] = y;
         }
         const cc1d_vec16 out = cc1d_v16_from_floats(ys);
-        if (!vector_ok && p.out_stride_l == 1 && pos + CC1D_VEC <= L) cc1d_v16_store_split(orow + pos, out);   // not aligned
-        else cc1d_v16_store(orow, p.out_stride_l, pos, L, vector_ok && pos + CC1D_VEC <= L, out);
+        const bool whole = pos >= 0 && pos + CC1D_VEC <= L;   // the vector lies in the row
+        if (!out_vectors && p.out_stride_l == 1 && whole) cc1d_v16_store_split(orow + pos, out);   // not aligned
+        else cc1d_v16_store(orow, p.out_stride_l, pos, L, out_vectors && whole, out);
     }
 }
 

@@ -3,7 +3,8 @@
 // (util::kFastMemoryGbps), and with seq_idx on every device. The geometry is the main
 // kernel's either way; the staged kernel's shared memory pads each channel's halo to 8
 // vectors and, with seq_idx, the halo's ids to 32. With seq_idx, the kernel reads ids as
-// 16-byte vectors where the parameters allow it.
+// 16-byte vectors where the parameters allow it. Without seq_idx, rows of unit stride off
+// 16-byte boundaries take vectors too, their tiles following each row's own boundaries.
 #include <cstdint>
 
 #include <doctest/doctest.h>
@@ -103,16 +104,75 @@ TEST_CASE("channel-first forward with seq_idx: the staged kernel on every device
         }
 }
 
-TEST_CASE("channel-first forward: the main kernel for unaligned rows, with and without seq_idx") {
-    for (bool seq_idx : {false, true}) {
-        Call c{4, 5376, 4096};
-        c.seq_idx = seq_idx;
-        c.misaligned = true;   // rows not on 16-byte boundaries: the element-wise path
-        const auto unaligned = launched(c, kH200Gbps);
-        CHECK(unaligned.params.vector_ok == 0);
-        CHECK(unaligned.kernel == Kernel::main);
-        CHECK(unaligned.shared == launched(c, kH100Gbps).shared);
-    }
+TEST_CASE("channel-first forward: rows off 16-byte boundaries follow their own boundaries, without seq_idx") {
+    // Rows 4 bytes off a boundary (x only, or an L that is not a multiple of a vector):
+    // without seq_idx the tiles follow each row's own boundaries (vector_ok), so the
+    // staged kernel serves them where DRAM is fast, with room for a lead of up to vec - 1
+    // elements before position 0; with seq_idx the main kernel's shifted loads.
+    for (DType x : {DType::fp32, DType::bf16})
+        for (bool seq_idx : {false, true}) {
+            CAPTURE(to_string(x));
+            CAPTURE(seq_idx);
+            const std::int64_t vec = x == DType::fp32 ? 4 : 8;
+            Call c{4, 2048, 1024};
+            c.x = x;
+            c.seq_idx = seq_idx;
+            const auto aligned = launched(c, kH200Gbps);
+            c.misaligned = true;
+            const auto shifted_x = launched(c, kH200Gbps), shifted_x_slow = launched(c, kH100Gbps);
+            c.misaligned = false;
+            c.L = 1031;   // every row but the first starts off a boundary
+            const auto odd = launched(c, kH200Gbps);
+            if (seq_idx) {
+                CHECK(shifted_x.params.vector_ok == 0);
+                CHECK(shifted_x.kernel == Kernel::main);
+                CHECK(odd.params.vector_ok == 0);
+                CHECK(shifted_x.params.tiles == aligned.params.tiles);
+            } else {
+                CHECK(shifted_x.params.vector_ok == 1);
+                CHECK(shifted_x.kernel == Kernel::staged);
+                CHECK(shifted_x_slow.kernel == Kernel::main);
+                CHECK(odd.params.vector_ok == 1);
+                // One tile's room for the lead: 1024 + vec - 1 positions.
+                const std::int64_t tile = std::int64_t(shifted_x.block.x) * CC1D_FWD_CF_ILP(dtype_size(x)) * vec;
+                CHECK(shifted_x.params.tiles == (1024 + vec - 1 + tile - 1) / tile);
+                CHECK(std::int64_t(shifted_x.grid.x) * shifted_x.grid.y == c.B * c.D * shifted_x.params.tiles);
+            }
+            CHECK(aligned.params.vector_ok == 1);
+        }
+}
+
+TEST_CASE("channel-first forward: rows of other strides, or off their element size, take the element-wise path") {
+    Call c{4, 2048, 1024};
+    c.x = DType::bf16;
+    ForwardArgs args;
+    Variant v;
+    v.op = Op::fwd;
+    v.layout = Layout::channel_first;
+    v.width = 4;
+    v.x_dtype = v.weight_dtype = DType::bf16;
+    auto vector_ok = [&](const Tensor& x, const Tensor& out) {
+        args.x = x;
+        args.out = out;
+        args.weight = Tensor(test::fake_address(2), DType::bf16, {c.D, 4});
+        test::RecordingLauncher<cc1d_fwd_params> launcher;
+        launcher.sm_count = 132;
+        launcher.memory_gbps = kH200Gbps;
+        launch::forward_channel_first(launcher, v, args);
+        REQUIRE(launcher.launches.size() == 1);
+        return launcher.launches[0].params.vector_ok;
+    };
+    const Tensor x = test::fake_bdl(0, DType::bf16, c.B, c.D, c.L, Layout::channel_first);
+    const Tensor out = test::fake_bdl(1, DType::bf16, c.B, c.D, c.L, Layout::channel_first);
+    CHECK(vector_ok(x, out) == 1);
+    // Every other element of a wider tensor along L (x or out): no vectors.
+    const Tensor every_other(x.data, DType::bf16, {c.B, c.D, c.L}, {c.D * c.L * 2, c.L * 2, 2});
+    CHECK(vector_ok(every_other, out) == 0);
+    CHECK(vector_ok(x, Tensor(out.data, DType::bf16, {c.B, c.D, c.L}, {c.D * c.L * 2, c.L * 2, 2})) == 0);
+    // An address one byte off a bf16 element.
+    const Tensor odd_byte(static_cast<const char*>(x.data) + 1, DType::bf16, {c.B, c.D, c.L},
+                          {c.D * c.L, c.L, 1});
+    CHECK(vector_ok(odd_byte, out) == 0);
 }
 
 TEST_CASE("channel-first forward: seq ids read 4 a 16-byte load only from aligned rows of unit stride") {

@@ -44,12 +44,21 @@ void forward_channel_first(Launcher& launcher, const Variant& variant, const For
     const int vec = util::vector_elems(variant.x_dtype);
     const int ilp = CC1D_FWD_CF_ILP(dtype_size(variant.x_dtype));
     const int rows = rows_per_block(variant);
-    const int threads = threads_for_row(p.seqlen, ilp * vec, rows);   // a row's
+    // Rows on 16-byte boundaries load and store 16-byte vectors. Without seq_idx so do rows
+    // of unit stride anywhere: their tiles follow x's row's own boundaries, starting up to
+    // vec - 1 elements before position 0 (one more tile may be needed), and out's row stores
+    // aligned vectors where it sits at the same offset (fwd_channel_first.cu).
+    const bool aligned_rows = util::rows_vectorizable(args.x, 2) && util::rows_vectorizable(args.out, 2);
+    const bool own_boundaries = !variant.seq_idx && !aligned_rows && util::unit_stride(args.x, 2) &&
+                                util::unit_stride(args.out, 2) && util::element_aligned(args.x) &&
+                                util::element_aligned(args.out);
+    p.vector_ok = aligned_rows || own_boundaries;
+    const std::int64_t lead_room = own_boundaries && !util::rows_vectorizable(args.x, 2) ? vec - 1 : 0;
+    const int threads = threads_for_row(p.seqlen + lead_room, ilp * vec, rows);   // a row's
     const std::int64_t tile_len = std::int64_t(threads) * ilp * vec;
     // At least one tile: with L == 0 the block still writes final_states (from the halo).
-    p.tiles = std::max<std::int64_t>(1, util::ceil_div(p.seqlen, tile_len));
+    p.tiles = std::max<std::int64_t>(1, util::ceil_div(p.seqlen + lead_room, tile_len));
     p.chunk_len = tile_len;
-    p.vector_ok = util::rows_vectorizable(args.x, 2) && util::rows_vectorizable(args.out, 2);
 
     // Shared memory as the kernel lays it out: [halo + tile] vectors a channel, then with
     // seq_idx one int per element of that span.

@@ -52,6 +52,12 @@ inline bool rows_vectorizable(const Tensor& t, int vector_axis) {
     return true;
 }
 
+// True when `t`'s data address is a whole number of its elements (every element access
+// is then naturally aligned).
+inline bool element_aligned(const Tensor& t) {
+    return reinterpret_cast<std::uintptr_t>(t.data) % dtype_size(t.dtype) == 0;
+}
+
 // True when seq_idx is given and its rows can be read as 16-byte vectors of 4 ids.
 inline bool seq_vectorizable(const Tensor& seq) { return seq.present() && rows_vectorizable(seq, 1); }
 
