@@ -80,35 +80,39 @@ CC1D_DEVICE cc1d_vec16 cf_load_halo(const cc1d_fwd_params& p, const x_t* xrow, c
     return v;
 }
 
-// A tile vector that does not lie whole in [0, L) (pos < L): element by element, x̃
-// before the row start (initial_states or zeros) and zeros past its end. Only a row's
-// first vector, where the tiles follow a row that starts off a 16-byte boundary, and its
-// last one can be such.
-CC1D_DEVICE cc1d_vec16 cf_load_edge(const cc1d_fwd_params& p, const x_t* xrow, cc1d_i64 b, cc1d_i64 d,
-                                    cc1d_i64 pos) {
-    cc1d_vec16 v = cc1d_v16_zero();
-#pragma unroll
-    for (int e = 0; e < CC1D_VEC; ++e) {
-        const cc1d_i64 q = pos + e;
-        if (q < p.seqlen) cc1d_v16_set(v, e, q >= 0 ? xrow[q * p.x_stride_l] : cf_before_start(p, b, d, q));
-    }
-    return v;
-}
+// Whether the tile vector at `pos` holds positions of the row but does not lie whole in
+// it: only a row's first vector, where the tiles follow a row that starts off a 16-byte
+// boundary, and its last one can (cf_stage_edges stages them).
+CC1D_DEVICE bool cf_edge_vector(cc1d_i64 pos, cc1d_i64 L) { return pos < L && (pos < 0 || pos + CC1D_VEC > L); }
 
-// The tile's vectors that do not lie whole in the row (cf_load_edge), after its whole
-// ones were loaded or issued and stored: a loop of its own, so the whole vectors' loads
-// keep their registers (inside their unrolled loop, the edge path raised 16-bit kernels
-// past their 32-register bound into stack).
+// The tile's edge vectors (cf_edge_vector) are staged one element a thread of a channel's
+// first 2 * VEC: x̃ before the row start (initial_states or zeros), zeros past its end.
+// Each such thread issues one load, with the tile's, so the block waits one memory latency
+// as for an aligned row; a thread that loaded an edge vector element by element, then the
+// next one, held its warp, and the block at its barrier, one latency a vector (16-bit
+// 4x2048x1031: a third of the warps' cycles at the barrier, 9% slower than entry 94's
+// shifted loads; docs/perf.md entry 123).
+// Edge element k (< 2 * VEC: the row's first vector, then the vector of its last
+// position) as an element of the tile, or -1 where this tile has no such vector (or the
+// first vector is the last too, staged as the first).
+CC1D_DEVICE int cf_edge_element(cc1d_i64 tile_start, int tile_elems, cc1d_i64 L, int k) {
+    const int e = k % CC1D_VEC;
+    if (k < CC1D_VEC) return tile_start < 0 ? e : -1;
+    const cc1d_i64 last = L - 1 - tile_start;   // the row's last position, from the tile start
+    if (last < 0 || last >= tile_elems || (L - tile_start) % CC1D_VEC == 0) return -1;
+    const int first = (int)(last / CC1D_VEC) * CC1D_VEC;
+    return tile_start < 0 && first == 0 ? -1 : first + e;
+}
+CC1D_DEVICE x_t cf_edge_value(const cc1d_fwd_params& p, const x_t* xrow, cc1d_i64 b, cc1d_i64 d, cc1d_i64 q) {
+    if (q >= p.seqlen) return cc1d_of_bits<x_t>(0u);
+    return q >= 0 ? xrow[q * p.x_stride_l] : cf_before_start(p, b, d, q);
+}
+// Edge elements k = first_k, first_k + nthreads, ... (< 2 * VEC) into the tile.
 CC1D_DEVICE void cf_stage_edges(const cc1d_fwd_params& p, const x_t* xrow, cc1d_i64 b, cc1d_i64 d, cc1d_i64 tile_start,
-                                int tid, int nthreads, cc1d_vec16* s_tile) {
-    // (Only a row's first and last tiles hold such vectors: the rest skip the loop.)
-    if (tile_start >= 0 && tile_start + nthreads * CC1D_FWD_CF_ILP(sizeof(x_t)) * CC1D_VEC <= p.seqlen) return;
-#pragma unroll 1
-    for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) {
-        const int j = tid + i * nthreads;
-        const cc1d_i64 pos = tile_start + (cc1d_i64)j * CC1D_VEC;
-        if (pos < p.seqlen && (pos < 0 || pos + CC1D_VEC > p.seqlen))
-            cc1d_v16_store_aligned(&s_tile[j], cf_load_edge(p, xrow, b, d, pos));
+                                int tile_elems, int first_k, int nthreads, x_t* s_tile) {
+    for (int k = first_k; k < 2 * CC1D_VEC; k += nthreads) {
+        const int at = cf_edge_element(tile_start, tile_elems, p.seqlen, k);
+        if (at >= 0) s_tile[at] = cf_edge_value(p, xrow, b, d, tile_start + at);
     }
 }
 
@@ -163,7 +167,8 @@ CC1D_DEVICE void cf_stage_tile_async(const cc1d_fwd_params& p, const x_t* xrow, 
         else if (pos >= L)   // past the row end (the row's edge vectors: cf_stage_edges)
             cc1d_v16_store_aligned(&s_tile[j], cc1d_v16_zero());
     }
-    cf_stage_edges(p, xrow, b, d, tile_start, tid, nthreads, s_tile);
+    cf_stage_edges(p, xrow, b, d, tile_start, CC1D_FWD_CF_ILP(sizeof(x_t)) * nthreads * CC1D_VEC, tid, nthreads,
+                   reinterpret_cast<x_t*>(s_tile));   // (the tile's copies are in flight)
 #else
     (void)p; (void)xrow; (void)b; (void)d; (void)tile_start; (void)tid; (void)nthreads; (void)s_tile;
 #endif
@@ -246,9 +251,19 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
             const cc1d_i64 pos = tile_start + (cc1d_i64)(tid + i * nthreads) * CC1D_VEC;
             v[i] = pos >= 0 && pos + CC1D_VEC <= L ? cc1d_v16_load_aligned(xrow + pos) : cc1d_v16_zero();
         }
+        // A thread's first edge element loads before the vectors are parked (one register,
+        // where staging the edges after them added a second memory latency), the rest
+        // (channels of fewer than 2 * VEC threads, with seq_idx) after.
+        x_t* s_elems = reinterpret_cast<x_t*>(s_x + kCfHalo);
+        const int edge_at = tid < 2 * CC1D_VEC ? cf_edge_element(tile_start, tile_vecs * CC1D_VEC, L, tid) : -1;
+        const x_t edge = edge_at >= 0 ? cf_edge_value(p, xrow, b, d, tile_start + edge_at) : cc1d_of_bits<x_t>(0u);
 #pragma unroll
-        for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) cc1d_v16_store_aligned(&s_x[kCfHalo + tid + i * nthreads], v[i]);
-        cf_stage_edges(p, xrow, b, d, tile_start, tid, nthreads, s_x + kCfHalo);
+        for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) {
+            const cc1d_i64 pos = tile_start + (cc1d_i64)(tid + i * nthreads) * CC1D_VEC;
+            if (!cf_edge_vector(pos, L)) cc1d_v16_store_aligned(&s_x[kCfHalo + tid + i * nthreads], v[i]);
+        }
+        if (edge_at >= 0) s_elems[edge_at] = edge;
+        cf_stage_edges(p, xrow, b, d, tile_start, tile_vecs * CC1D_VEC, tid + nthreads, nthreads, s_elems);
     } else if (p.x_stride_l == 1) {
         // A row of unit stride, not aligned: two aligned loads a vector (cc1d_v16_load_shifted),
         // one vector at a time, since this kernel holds 32 registers (the occupancy that
