@@ -25,13 +25,16 @@
 // tile's ids start at 128-byte boundaries.
 //
 // Rows of unit stride that are not 16-byte aligned (an L that is not a multiple of a
-// vector, a misaligned view) split into tiles at x's row's own 16-byte boundaries, so
-// that every vector inside the row moves as one aligned access (vector_ok; without
-// seq_idx); out's row stores aligned vectors where it sits at the same offset within its
-// vector as x's (contiguous tensors), else the widest aligned pieces
-// (cc1d_v16_store_split). With seq_idx such rows load each vector as two aligned ones and a
-// shift (cc1d_v16_load_shifted; the ids' rows have their own alignment). A row's first and
-// last vectors go element by element. Rows of other strides take the element-wise path:
+// vector, a misaligned view) take a module of their own without seq_idx (CC1D_SHIFTED_ROWS,
+// Variant::shifted_rows, forward_channel_first.cpp): there the tiles start at x's row's own
+// 16-byte boundary before position 0, so every vector inside the row moves as one aligned
+// access (vector_ok); out's row stores aligned vectors where it sits at the same offset
+// within its vector as x's (contiguous tensors), else the widest aligned pieces
+// (cc1d_v16_store_split), and a row's first and last vectors go one element a thread
+// (cf_stage_edges). In the main module, with seq_idx (the ids' rows have an alignment of
+// their own) or where the caller switches the module off, such rows load each vector as
+// two aligned ones and a shift (cc1d_v16_load_shifted) and store it as aligned pieces, but
+// for a row's first and last vectors. Rows of other strides take the element-wise path:
 // loads are still coalesced (consecutive threads, consecutive elements) straight into
 // shared memory; only the stores go element by element.
 //
@@ -53,6 +56,12 @@ constexpr int kCfRows = CC1D_FWD_CF_SEQ_ROWS((int)sizeof(x_t));   // channels a 
 #else
 constexpr int kCfRows = 1;
 #endif
+// CC1D_SHIFTED_ROWS: the module of rows off 16-byte boundaries, its tiles at each row's own
+// boundaries (the host gives it no seq_idx variant). A module of its own because the same
+// code in the main module slowed aligned calls by up to 9% on an H200 (4x4096x512 bf16
+// SiLU; the medium shape 5%; docs/perf.md entry 123): more set-up a block, on short rows.
+// Each place that differs is under #if, so that the main module compiles to the code it
+// was measured with (instruction for instruction).
 
 // x̃ at a position before the row start: initial_states when given, else 0.
 CC1D_DEVICE x_t cf_before_start(const cc1d_fwd_params& p, cc1d_i64 b, cc1d_i64 d, cc1d_i64 pos) {
@@ -162,13 +171,22 @@ CC1D_DEVICE void cf_stage_tile_async(const cc1d_fwd_params& p, const x_t* xrow, 
     for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) {
         const int j = tid + i * nthreads;
         const cc1d_i64 pos = tile_start + (cc1d_i64)j * CC1D_VEC;
+#if CC1D_SHIFTED_ROWS
         if (pos >= 0 && pos + CC1D_VEC <= L)
             cc1d_copy16_async(&s_tile[j], xrow + pos);
         else if (pos >= L)   // past the row end (the row's edge vectors: cf_stage_edges)
             cc1d_v16_store_aligned(&s_tile[j], cc1d_v16_zero());
+#else
+        if (pos + CC1D_VEC <= L)
+            cc1d_copy16_async(&s_tile[j], xrow + pos);
+        else   // the row's last, partial vector, or past the row end
+            cc1d_v16_store_aligned(&s_tile[j], pos < L ? cc1d_v16_load(xrow, 1, pos, L, false) : cc1d_v16_zero());
+#endif
     }
+#if CC1D_SHIFTED_ROWS   // (the tile's copies are in flight)
     cf_stage_edges(p, xrow, b, d, tile_start, CC1D_FWD_CF_ILP(sizeof(x_t)) * nthreads * CC1D_VEC, tid, nthreads,
-                   reinterpret_cast<x_t*>(s_tile));   // (the tile's copies are in flight)
+                   reinterpret_cast<x_t*>(s_tile));
+#endif
 #else
     (void)p; (void)xrow; (void)b; (void)d; (void)tile_start; (void)tid; (void)nthreads; (void)s_tile;
 #endif
@@ -204,27 +222,30 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
     constexpr bool has_row = true;
 #endif
     const int tile_vecs = nthreads * CC1D_FWD_CF_ILP(sizeof(x_t));
+#if CC1D_SHIFTED_ROWS
     const cc1d_i64 L = p.seqlen;
     const bool vector_ok = p.vector_ok != 0;
 
     const x_t* xrow = reinterpret_cast<const x_t*>(p.x) + b * p.x_stride_b + d * p.x_stride_d;
     x_t* orow = reinterpret_cast<x_t*>(p.out) + b * p.out_stride_b + d * p.out_stride_d;
-#if CC1D_HAS_SEQ_IDX
-    // (With seq_idx the launcher takes vectors only for rows on 16-byte boundaries.)
-    constexpr int lead = 0;
-    const bool out_vectors = vector_ok;
-#else
-    // Rows of unit stride that may start off a 16-byte boundary (vector_ok;
-    // forward_channel_first.cpp): the tiles follow x's row's own boundaries, starting
-    // `lead` elements before position 0, so every vector inside the row loads as one
-    // aligned access and only the row's first and last ones go element by element (as
-    // varlen_fwd.cu does). out's row stores its vectors aligned where it sits at the same
-    // offset (contiguous tensors, or views misaligned alike), else as aligned pieces.
+    // The tiles follow x's row's own boundaries, starting `lead` elements before position
+    // 0 (as varlen_fwd.cu does); out's row stores aligned vectors where
+    // it sits at the same offset.
     const int lead = vector_ok ? (int)(((unsigned long long)xrow & 15u) / sizeof(x_t)) : 0;
     const bool out_vectors = vector_ok && ((unsigned long long)orow & 15u) == ((unsigned long long)xrow & 15u);
-#endif
     const cc1d_i64 tile_start = (cc1d_i64)tile * tile_vecs * CC1D_VEC - lead;
+#else
+    // (In the order the main module was measured with: its SASS stays as it was.)
+    const cc1d_i64 tile_start = (cc1d_i64)tile * tile_vecs * CC1D_VEC;
+    const cc1d_i64 L = p.seqlen;
+    const bool vector_ok = p.vector_ok != 0;
+
+    const x_t* xrow = reinterpret_cast<const x_t*>(p.x) + b * p.x_stride_b + d * p.x_stride_d;
+    x_t* orow = reinterpret_cast<x_t*>(p.out) + b * p.out_stride_b + d * p.out_stride_d;
+#endif
+#if CC1D_SHIFTED_ROWS
     if (tile > 0 && tile_start >= L) return;   // the extra tile the launcher adds for a lead
+#endif
     // s_x[kCfHalo + j] = tile vector j; s_x[0..kCfHalo) = halo. The staged kernel's tile
     // starts at a 128-byte boundary, so a warp's cp.async copies land line for line as they
     // leave the row's 128-byte lines (kCfStagedLead vectors before it, which
@@ -244,6 +265,7 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
         // (no channel: ids only)
     } else if (kStaged && CC1D_HAS_ASYNC_COPY && vector_ok) {
         cf_stage_tile_async(p, xrow, b, d, tile_start, tid, nthreads, s_x + kCfHalo);
+#if CC1D_SHIFTED_ROWS
     } else if (vector_ok) {
         cc1d_vec16 v[CC1D_FWD_CF_ILP(sizeof(x_t))];
 #pragma unroll
@@ -253,7 +275,7 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
         }
         // A thread's first edge element loads before the vectors are parked (one register,
         // where staging the edges after them added a second memory latency), the rest
-        // (channels of fewer than 2 * VEC threads, with seq_idx) after.
+        // (channels of fewer than 2 * VEC threads) after.
         x_t* s_elems = reinterpret_cast<x_t*>(s_x + kCfHalo);
         const int edge_at = tid < 2 * CC1D_VEC ? cf_edge_element(tile_start, tile_vecs * CC1D_VEC, L, tid) : -1;
         const x_t edge = edge_at >= 0 ? cf_edge_value(p, xrow, b, d, tile_start + edge_at) : cc1d_of_bits<x_t>(0u);
@@ -264,6 +286,17 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
         }
         if (edge_at >= 0) s_elems[edge_at] = edge;
         cf_stage_edges(p, xrow, b, d, tile_start, tile_vecs * CC1D_VEC, tid + nthreads, nthreads, s_elems);
+#else
+    } else if (vector_ok) {
+        cc1d_vec16 v[CC1D_FWD_CF_ILP(sizeof(x_t))];
+#pragma unroll
+        for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) {
+            const cc1d_i64 pos = tile_start + (cc1d_i64)(tid + i * nthreads) * CC1D_VEC;
+            v[i] = pos < L ? cc1d_v16_load(xrow, 1, pos, L, pos + CC1D_VEC <= L) : cc1d_v16_zero();
+        }
+#pragma unroll
+        for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) cc1d_v16_store_aligned(&s_x[kCfHalo + tid + i * nthreads], v[i]);
+#endif
     } else if (p.x_stride_l == 1) {
         // A row of unit stride, not aligned: two aligned loads a vector (cc1d_v16_load_shifted),
         // one vector at a time, since this kernel holds 32 registers (the occupancy that
@@ -350,7 +383,11 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
 
     // ---- 2. final_states: the last tile holds x̃[L-K .. L-1] in shared memory (raw bits) ----
 #if CC1D_HAS_FINAL_STATES
-    if (has_row && tile_start + tile_vecs * CC1D_VEC >= L) {   // the row's last tile
+#if CC1D_SHIFTED_ROWS
+    if (has_row && tile_start + tile_vecs * CC1D_VEC >= L) {   // the row's last tile (a tile past it returned)
+#else
+    if (has_row && tile == p.tiles - 1) {
+#endif
         const x_t* s_elems = reinterpret_cast<const x_t*>(s_x) + kCfHaloElems;
         x_t* fin = reinterpret_cast<x_t*>(p.final_states) + b * p.final_stride_b + d * p.final_stride_d;
         for (int j = tid; j < CC1D_K; j += nthreads) fin[j * p.final_stride_k] = s_elems[L - CC1D_K + j - tile_start];
@@ -414,9 +451,14 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
             ys[e] = y;
         }
         const cc1d_vec16 out = cc1d_v16_from_floats(ys);
+#if CC1D_SHIFTED_ROWS
         const bool whole = pos >= 0 && pos + CC1D_VEC <= L;   // the vector lies in the row
-        if (!out_vectors && p.out_stride_l == 1 && whole) cc1d_v16_store_split(orow + pos, out);   // not aligned
-        else cc1d_v16_store(orow, p.out_stride_l, pos, L, out_vectors && whole, out);
+        if (!out_vectors && whole) cc1d_v16_store_split(orow + pos, out);   // out at another offset
+        else cc1d_v16_store(orow, 1, pos, L, out_vectors && whole, out);
+#else
+        if (!vector_ok && p.out_stride_l == 1 && pos + CC1D_VEC <= L) cc1d_v16_store_split(orow + pos, out);   // not aligned
+        else cc1d_v16_store(orow, p.out_stride_l, pos, L, vector_ok && pos + CC1D_VEC <= L, out);
+#endif
     }
 }
 

@@ -92,6 +92,8 @@ void Runtime::forward(const ForwardArgs& args, void* stream) {
     // With L == 0 there is still final_states to write (from initial_states or zeros).
     const bool states_only = args.final_states.present() && args.x.shape[0] * args.x.shape[1] > 0;
     if (empty(args.x) && !states_only) return;
+    // Channel-first rows off 16-byte boundaries: a module of their own (launch.hpp).
+    if (variant.layout == Layout::channel_first) variant.shifted_rows = launch::forward_takes_shifted_rows(variant, args);
     run_op(*impl_, variant, args, stream,
            variant.layout == Layout::channel_last ? launch::forward_channel_last : launch::forward_channel_first);
 }

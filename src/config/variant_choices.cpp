@@ -109,7 +109,7 @@ VariantChoices read_variant_choices(const FieldReader& reader, const Json& objec
     check_flag_applies(reader, path, "cache_seqlens", c.cache_seqlens, true, c.op, {Op::update});
     check_flag_applies(reader, path, "state_indices", c.state_indices, true, c.op, {Op::update});
     check_flag_applies(reader, path, "small_call", c.small_call, true, c.op, {Op::fwd, Op::bwd});
-    check_flag_applies(reader, path, "shifted_rows", c.shifted_rows, true, c.op, {Op::bwd});
+    check_flag_applies(reader, path, "shifted_rows", c.shifted_rows, true, c.op, {Op::fwd, Op::bwd});
     return c;
 }
 

@@ -26,7 +26,7 @@ struct VariantChoices {
     std::vector<Activation> activation;
     std::vector<bool> bias, seq_idx, initial_states, final_states, deterministic, cache_seqlens, state_indices;
     std::vector<bool> small_call;   // fwd, bwd: the small-call module (precompile configs; a call picks it by its size)
-    std::vector<bool> shifted_rows;   // bwd: the module of 16-bit channel-first rows off 16-byte boundaries
+    std::vector<bool> shifted_rows;   // fwd, bwd: the module of channel-first rows off 16-byte boundaries
                                       // (precompile configs; a call picks it by its rows)
 };
 

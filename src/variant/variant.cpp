@@ -48,9 +48,11 @@ Variant Variant::normalized() const {
     // The small-call kernel sums dweight/dbias in a fixed order whatever the mode asks:
     // one module serves both.
     if (v.small_call) v.deterministic = true;
-    // Only the channel-first backward's main kernels in 16-bit have a shifted-rows form.
-    if (v.op != Op::bwd || v.layout != Layout::channel_first || v.x_dtype == DType::fp32 || v.small_call)
-        v.shifted_rows = false;
+    // Modules of rows off 16-byte boundaries: the channel-first backward's main kernels in
+    // 16-bit, the channel-first forward's main kernels without seq_idx.
+    const bool shifted_backward = v.op == Op::bwd && v.x_dtype != DType::fp32;
+    const bool shifted_forward = v.op == Op::fwd && !v.seq_idx;
+    if (v.layout != Layout::channel_first || v.small_call || !(shifted_backward || shifted_forward)) v.shifted_rows = false;
     if (v.op != Op::update) v.cache_seqlens = v.state_indices = false;
     // Update kernels read (B, D, T) with any unit stride; they have no layout of their own.
     if (v.op == Op::update) v.layout = Layout::channel_first;

@@ -26,8 +26,9 @@ struct Variant {
     bool small_call = false;             // fwd, bwd: the kernel for small calls (fwd_small.cu,
                                          // bwd_small.cu), a module of its own (bwd: deterministic
                                          // in either mode)
-    bool shifted_rows = false;           // bwd channel-first, 16-bit x: the module for rows that do not
-                                         // start at 16-byte boundaries (bwd_channel_first.cu with
+    bool shifted_rows = false;           // channel-first bwd with 16-bit x, fwd without seq_idx: the
+                                         // module for rows that do not start at 16-byte boundaries
+                                         // (bwd_channel_first.cu, fwd_channel_first.cu with
                                          // CC1D_SHIFTED_ROWS), a module of its own
     bool cache_seqlens = false;          // update
     bool state_indices = false;          // update

@@ -58,13 +58,13 @@ struct Family {
     Op op;
     Layout layout;
     bool small_call = false;   // the small-call module (fwd_small.cu, bwd_small.cu)
-    bool shifted_rows = false;   // the channel-first backward's module of rows off 16-byte boundaries (16-bit)
+    bool shifted_rows = false;   // the channel-first module of rows off 16-byte boundaries (bwd 16-bit, fwd)
 };
 const Family kFamilies[] = {{Op::fwd, Layout::channel_first},      {Op::fwd, Layout::channel_last},
                             {Op::fwd, Layout::channel_first, true}, {Op::fwd, Layout::channel_last, true},
                             {Op::bwd, Layout::channel_first},      {Op::bwd, Layout::channel_last},
                             {Op::bwd, Layout::channel_first, true}, {Op::bwd, Layout::channel_last, true},
-                            {Op::bwd, Layout::channel_first, false, true},
+                            {Op::bwd, Layout::channel_first, false, true}, {Op::fwd, Layout::channel_first, false, true},
                             {Op::update, Layout::channel_first},   {Op::varlen_fwd, Layout::channel_first},
                             {Op::varlen_fwd, Layout::channel_last}};
 
@@ -85,7 +85,8 @@ std::vector<Variant> matrix(int width_stride, bool all_pairs) {
                     Variant v = family_variant(f.op, f.layout, width, x, w, rotation++);
                     v.small_call = f.small_call;
                     v.shifted_rows = f.shifted_rows;
-                    if (f.shifted_rows && x == DType::fp32) continue;   // (no such module: the main one, listed above)
+                    if (f.shifted_rows && f.op == Op::fwd) v.seq_idx = false;   // (the forward's module has none)
+                    if (f.shifted_rows && !v.normalized().shifted_rows) continue;   // (no such module: fp32 backward)
                     out.push_back(v.normalized());
                 }
         }

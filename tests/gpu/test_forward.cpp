@@ -288,38 +288,44 @@ TEST_CASE("forward: the kernels of fast- and slow-memory devices (CC1D_MEMORY_GB
     }
 }
 
-TEST_CASE("forward: channel-first rows tiled at their own 16-byte boundaries, both kernels") {
-    // Without seq_idx, rows of unit stride that start off a 16-byte boundary are tiled from
-    // the boundary before position 0: the first vector of a row holds positions before the
-    // row start, which must come from initial_states (or be zero), the last holds positions
-    // past its end, and a row of L + lead past a tile's length takes one tile more than L
-    // alone. Contiguous rows of odd length put every row at another offset, x and out
-    // alike; misaligned views put x and out at the same offset (aligned vector stores) or
-    // at different ones (out stored as aligned pieces). Lengths below a vector and below
-    // the window (width 16), around a 16-bit tile (4096 positions at 128 threads) and an
-    // fp32 one (1024); states at both ends; both kernels (CC1D_MEMORY_GBPS).
+TEST_CASE("forward: channel-first rows off 16-byte boundaries, both modules, both kernels") {
+    // Without seq_idx, rows of unit stride that start off a 16-byte boundary run the module
+    // of such rows, tiled from the boundary before position 0: the first vector of a row
+    // holds positions before the row start, which must come from initial_states (or be
+    // zero), the last holds positions past its end, and a row of L + lead past a tile's
+    // length takes one tile more than L alone. Contiguous rows of odd length put every row
+    // at another offset, x and out alike; misaligned views put x and out at the same offset
+    // (aligned vector stores) or at different ones (out stored as aligned pieces). Lengths
+    // below a vector and below the window (width 16), around a 16-bit tile (4096 positions
+    // at 128 threads) and an fp32 one (1024); states at both ends; both kernels of each
+    // module (CC1D_MEMORY_GBPS), and the main module's shifted loads
+    // (CC1D_DISABLE_SHIFTED_ROWS).
     struct Views {
         int x, out;
     };
     const Views views[] = {{0, 0}, {2, 2}, {3, 3}, {2, 0}, {0, 3}};
     std::uint64_t index = 0;
-    for (const char* gbps : {"3000", "5000"}) {
-        ScopedEnv memory("CC1D_MEMORY_GBPS", gbps);
-        MainForwardKernelsOnly main_only;   // short rows too through the kernels under test
-        for (DType x : {DType::bf16, DType::fp32, DType::fp16})
-            for (std::int64_t L : {1, 3, 7, 9, 15, 1021, 1027, 4093, 4099, 4103})
-                for (int width : {4, 16}) {
-                    const int turn = static_cast<int>(index);
-                    const Views vw = views[turn % 5];
-                    ForwardVariant v{Layout::channel_first, {x, turn % 2 ? x : DType::fp32}, width,
-                                     turn % 4 < 2 ? Activation::silu : Activation::none, turn % 3 != 0, false,
-                                     turn % 3 != 1, turn % 3 != 2};
-                    const Geometry g{L > 1000 ? 2 : 3, 9, L, view_kind(vw.x, false), view_kind(vw.out, false),
-                                     view_kind(turn, false)};
-                    const std::uint32_t seed = case_seed(15, index++);
-                    INFO("CC1D_MEMORY_GBPS=", gbps, " | ", v.name(), " | ", g.name(), " | seed ", seed);
-                    run_forward_case(v, g, seed);
-                }
+    for (const char* main_module : {static_cast<const char*>(nullptr), "1"}) {
+        for (const char* gbps : {"3000", "5000"}) {
+            ScopedEnv shifted("CC1D_DISABLE_SHIFTED_ROWS", main_module);
+            ScopedEnv memory("CC1D_MEMORY_GBPS", gbps);
+            MainForwardKernelsOnly main_only;   // short rows too through the kernels under test
+            for (DType x : {DType::bf16, DType::fp32, DType::fp16})
+                for (std::int64_t L : {1, 3, 7, 9, 15, 1021, 1027, 4093, 4099, 4103})
+                    for (int width : {4, 16}) {
+                        const int turn = static_cast<int>(index);
+                        const Views vw = views[turn % 5];
+                        ForwardVariant v{Layout::channel_first, {x, turn % 2 ? x : DType::fp32}, width,
+                                         turn % 4 < 2 ? Activation::silu : Activation::none, turn % 3 != 0, false,
+                                         turn % 3 != 1, turn % 3 != 2};
+                        const Geometry g{L > 1000 ? 2 : 3, 9, L, view_kind(vw.x, false), view_kind(vw.out, false),
+                                         view_kind(turn, false)};
+                        const std::uint32_t seed = case_seed(15, index++);
+                        INFO("CC1D_DISABLE_SHIFTED_ROWS=", main_module ? main_module : "(unset)", " | CC1D_MEMORY_GBPS=",
+                             gbps, " | ", v.name(), " | ", g.name(), " | seed ", seed);
+                        run_forward_case(v, g, seed);
+                    }
+        }
     }
 }
 

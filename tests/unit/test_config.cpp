@@ -195,8 +195,13 @@ TEST_CASE("a feature flag that no listed op reads is an error") {
               "variants[0].initial_states"));
     CHECK(has(precompile_error(R"({"variants": [{"op": "update", "small_call": true}]})"),
               "variants[0].small_call: small_call true applies to op fwd, bwd only"));
-    CHECK(has(precompile_error(R"({"variants": [{"op": "fwd", "shifted_rows": true}]})"),
-              "variants[0].shifted_rows: shifted_rows true applies to op bwd only"));
+    CHECK(has(precompile_error(R"({"variants": [{"op": "update", "shifted_rows": true}]})"),
+              "variants[0].shifted_rows: shifted_rows true applies to op fwd, bwd only"));
+    // The forward's shifted-rows module: every dtype, no seq_idx (the main module serves those).
+    const auto forward_shifted = precompile_from(
+        R"({"variants": [{"op": "fwd", "x_dtype": ["fp32", "bf16"], "seq_idx": [false, true], "small_call": false, "shifted_rows": true}]})")
+                                     .variants;
+    CHECK(std::count_if(forward_shifted.begin(), forward_shifted.end(), [](const Variant& s) { return s.shifted_rows; }) == 2);
     // The shifted-rows module only where asked for, and only where it exists (16-bit).
     const auto shifted = precompile_from(
         R"({"variants": [{"op": "bwd", "x_dtype": ["fp32", "bf16"], "small_call": false, "shifted_rows": [false, true]}]})")
@@ -380,9 +385,12 @@ TEST_CASE("the shipped configs load") {
     CHECK(ops.size() == 4);
     // 72 plain fwd/bwd + 63 Mamba-2 forwards + 9 Mamba-2 backwards + 36 updates + 72 varlen,
     // each of the 36 + 63 forwards and 36 + 9 backwards also as its small-call module, and
-    // 12 16-bit channel-first backwards as their shifted-rows module.
-    CHECK(mamba.variants.size() == 72 + 63 + 9 + 36 + 72 + 36 + 63 + 36 + 9 + 12);
-    CHECK(std::count_if(mamba.variants.begin(), mamba.variants.end(), [](const Variant& v) { return v.shifted_rows; }) == 12);
+    // 12 16-bit channel-first backwards and 18 channel-first forwards as their shifted-rows
+    // module.
+    CHECK(mamba.variants.size() == 72 + 63 + 9 + 36 + 72 + 36 + 63 + 36 + 9 + 12 + 18);
+    CHECK(std::count_if(mamba.variants.begin(), mamba.variants.end(), [](const Variant& v) { return v.shifted_rows; }) == 12 + 18);
+    CHECK(std::count_if(mamba.variants.begin(), mamba.variants.end(),
+                        [](const Variant& v) { return v.shifted_rows && v.op == Op::fwd; }) == 18);
     int small_forwards = 0, small_backwards = 0;
     for (const Variant& v : mamba.variants) {
         small_forwards += v.small_call && v.op == Op::fwd;

@@ -4,7 +4,8 @@
 // kernel's either way; the staged kernel's shared memory pads each channel's halo to 8
 // vectors and, with seq_idx, the halo's ids to 32. With seq_idx, the kernel reads ids as
 // 16-byte vectors where the parameters allow it. Without seq_idx, rows of unit stride off
-// 16-byte boundaries take vectors too, their tiles following each row's own boundaries.
+// 16-byte boundaries run the module of such rows (Variant::shifted_rows), which takes
+// vectors too, its tiles following each row's own boundaries.
 #include <cstdint>
 
 #include <doctest/doctest.h>
@@ -14,6 +15,7 @@
 #include "params.h"
 #include "support/fake_tensors.hpp"
 #include "support/recording_launcher.hpp"
+#include "support/scoped_env.hpp"
 
 using namespace cc1d;
 using launch::Kernel;
@@ -47,6 +49,7 @@ test::RecordingLauncher<cc1d_fwd_params>::Launch launched(const Call& c, double 
     v.x_dtype = v.weight_dtype = c.x;
     v.activation = c.activation;
     v.seq_idx = c.seq_idx;
+    v.shifted_rows = launch::forward_takes_shifted_rows(v, args);   // as the Runtime picks the module
     test::RecordingLauncher<cc1d_fwd_params> launcher;
     launcher.sm_count = 132;
     launcher.memory_gbps = gbps;
@@ -106,9 +109,10 @@ TEST_CASE("channel-first forward with seq_idx: the staged kernel on every device
 
 TEST_CASE("channel-first forward: rows off 16-byte boundaries follow their own boundaries, without seq_idx") {
     // Rows 4 bytes off a boundary (x only, or an L that is not a multiple of a vector):
-    // without seq_idx the tiles follow each row's own boundaries (vector_ok), so the
-    // staged kernel serves them where DRAM is fast, with room for a lead of up to vec - 1
-    // elements before position 0; with seq_idx the main kernel's shifted loads.
+    // without seq_idx the module of such rows, whose tiles follow each row's own
+    // boundaries (vector_ok), so the staged kernel serves them where DRAM is fast, with
+    // room for a lead of up to vec - 1 elements before position 0; with seq_idx, or with
+    // the module switched off, the main module's shifted loads.
     for (DType x : {DType::fp32, DType::bf16})
         for (bool seq_idx : {false, true}) {
             CAPTURE(to_string(x));
@@ -123,6 +127,14 @@ TEST_CASE("channel-first forward: rows off 16-byte boundaries follow their own b
             c.misaligned = false;
             c.L = 1031;   // every row but the first starts off a boundary
             const auto odd = launched(c, kH200Gbps);
+            {
+                test::ScopedEnv off("CC1D_DISABLE_SHIFTED_ROWS", "1");
+                c.L = 1031;
+                const auto main_module = launched(c, kH200Gbps);
+                c.L = 1024;
+                CHECK(main_module.params.vector_ok == 0);
+                CHECK(main_module.kernel == Kernel::main);
+            }
             if (seq_idx) {
                 CHECK(shifted_x.params.vector_ok == 0);
                 CHECK(shifted_x.kernel == Kernel::main);
@@ -155,6 +167,7 @@ TEST_CASE("channel-first forward: rows of other strides, or off their element si
         args.x = x;
         args.out = out;
         args.weight = Tensor(test::fake_address(2), DType::bf16, {c.D, 4});
+        v.shifted_rows = launch::forward_takes_shifted_rows(v, args);
         test::RecordingLauncher<cc1d_fwd_params> launcher;
         launcher.sm_count = 132;
         launcher.memory_gbps = kH200Gbps;

@@ -93,9 +93,30 @@ TEST_CASE("the shifted-rows module: 16-bit channel-first backward main kernels o
     Variant small = v;
     small.small_call = true;
     CHECK(reset(small));
-    Variant fwd = v;
-    fwd.op = Op::fwd;
-    CHECK(reset(fwd));
+    Variant update = v;
+    update.op = Op::update;
+    CHECK(reset(update));
+}
+
+TEST_CASE("the shifted-rows module of the channel-first forward: every dtype, without seq_idx") {
+    Variant v;
+    v.op = Op::fwd;
+    v.shifted_rows = true;
+    for (DType x : {DType::fp32, DType::fp16, DType::bf16}) {
+        v.x_dtype = v.weight_dtype = x;
+        CHECK(v.normalized().shifted_rows);
+        CHECK(v.entry_name().substr(v.entry_name().size() - 8) == "_shifted");
+        CHECK(Variant::parse(v.canonical()) == v);
+    }
+    Variant ids = v;
+    ids.seq_idx = true;
+    CHECK_FALSE(ids.normalized().shifted_rows);
+    Variant last = v;
+    last.layout = Layout::channel_last;
+    CHECK_FALSE(last.normalized().shifted_rows);
+    Variant small = v;
+    small.small_call = true;
+    CHECK_FALSE(small.normalized().shifted_rows);
 }
 
 TEST_CASE("parse names the bad field") {

@@ -3,6 +3,7 @@
 
 #include "api/launch/launch.hpp"
 #include "api/launch/launch_util.hpp"
+#include "common/env.hpp"
 #include "params.h"
 
 namespace cc1d::launch {
@@ -37,22 +38,38 @@ bool takes_staged_kernel(Launcher& launcher, const Variant& variant, const cc1d_
     return p.vector_ok != 0 && (variant.seq_idx || util::fast_memory(launcher));
 }
 
+// Rows that x's and out's vectors can follow from each row's own 16-byte boundary (some
+// of them off it or not).
+bool rows_of_own_boundaries(const ForwardArgs& args) {
+    return util::unit_stride(args.x, 2) && util::unit_stride(args.out, 2) && util::element_aligned(args.x) &&
+           util::element_aligned(args.out);
+}
+
+bool aligned_rows(const ForwardArgs& args) {
+    return util::rows_vectorizable(args.x, 2) && util::rows_vectorizable(args.out, 2);
+}
+
 }  // namespace
+
+bool forward_takes_shifted_rows(const Variant& variant, const ForwardArgs& args) {
+    Variant shifted = variant;
+    shifted.shifted_rows = true;
+    if (!shifted.normalized().shifted_rows || args.x.numel() == 0 || aligned_rows(args)) return false;
+    return rows_of_own_boundaries(args) && !env::flag("CC1D_DISABLE_SHIFTED_ROWS");
+}
 
 void forward_channel_first(Launcher& launcher, const Variant& variant, const ForwardArgs& args) {
     cc1d_fwd_params p = util::forward_params(args);
     const int vec = util::vector_elems(variant.x_dtype);
     const int ilp = CC1D_FWD_CF_ILP(dtype_size(variant.x_dtype));
     const int rows = rows_per_block(variant);
-    // Rows on 16-byte boundaries load and store 16-byte vectors. Without seq_idx so do rows
-    // of unit stride anywhere: their tiles follow x's row's own boundaries, starting up to
-    // vec - 1 elements before position 0 (one more tile may be needed), and out's row stores
-    // aligned vectors where it sits at the same offset (fwd_channel_first.cu).
-    const bool aligned_rows = util::rows_vectorizable(args.x, 2) && util::rows_vectorizable(args.out, 2);
-    const bool own_boundaries = !variant.seq_idx && !aligned_rows && util::unit_stride(args.x, 2) &&
-                                util::unit_stride(args.out, 2) && util::element_aligned(args.x) &&
-                                util::element_aligned(args.out);
-    p.vector_ok = aligned_rows || own_boundaries;
+    // Rows on 16-byte boundaries load and store 16-byte vectors. So do rows of unit stride
+    // anywhere in the module of rows off such boundaries: their tiles follow x's row's own
+    // boundaries, starting up to vec - 1 elements before position 0 (one more tile may be
+    // needed), and out's row stores aligned vectors where it sits at the same offset
+    // (fwd_channel_first.cu).
+    const bool own_boundaries = variant.normalized().shifted_rows && rows_of_own_boundaries(args);
+    p.vector_ok = aligned_rows(args) || own_boundaries;
     const std::int64_t lead_room = own_boundaries && !util::rows_vectorizable(args.x, 2) ? vec - 1 : 0;
     const int threads = threads_for_row(p.seqlen + lead_room, ilp * vec, rows);   // a row's
     const std::int64_t tile_len = std::int64_t(threads) * ilp * vec;
