@@ -288,7 +288,7 @@ TEST_CASE("forward: the kernels of fast- and slow-memory devices (CC1D_MEMORY_GB
     }
 }
 
-TEST_CASE("forward: channel-first rows off 16-byte boundaries, both modules, both kernels") {
+TEST_CASE("forward: channel-first rows off 16-byte boundaries through both modules and both kernels") {
     // Without seq_idx, rows of unit stride that start off a 16-byte boundary run the module
     // of such rows, tiled from the boundary before position 0: the first vector of a row
     // holds positions before the row start, which must come from initial_states (or be
