@@ -229,8 +229,9 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
     const x_t* xrow = reinterpret_cast<const x_t*>(p.x) + b * p.x_stride_b + d * p.x_stride_d;
     x_t* orow = reinterpret_cast<x_t*>(p.out) + b * p.out_stride_b + d * p.out_stride_d;
     // The tiles follow x's row's own boundaries, starting `lead` elements before position
-    // 0 (as varlen_fwd.cu does); out's row stores aligned vectors where
-    // it sits at the same offset.
+    // 0 (as varlen_fwd.cu does); out's row stores aligned vectors where it sits at the
+    // same offset. (The host launches this module only on rows of unit stride in x and
+    // out: its stores take that stride.)
     const int lead = vector_ok ? (int)(((unsigned long long)xrow & 15u) / sizeof(x_t)) : 0;
     const bool out_vectors = vector_ok && ((unsigned long long)orow & 15u) == ((unsigned long long)xrow & 15u);
     const cc1d_i64 tile_start = (cc1d_i64)tile * tile_vecs * CC1D_VEC - lead;

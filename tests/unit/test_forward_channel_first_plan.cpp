@@ -182,6 +182,18 @@ TEST_CASE("channel-first forward: rows of other strides, or off their element si
     const Tensor every_other(x.data, DType::bf16, {c.B, c.D, c.L}, {c.D * c.L * 2, c.L * 2, 2});
     CHECK(vector_ok(every_other, out) == 0);
     CHECK(vector_ok(x, Tensor(out.data, DType::bf16, {c.B, c.D, c.L}, {c.D * c.L * 2, c.L * 2, 2})) == 0);
+    // The module of such rows launched for rows of another stride (which the Runtime never
+    // picks it for): refused before anything is launched.
+    {
+        v.shifted_rows = true;
+        args.x = every_other;
+        args.out = out;
+        test::RecordingLauncher<cc1d_fwd_params> launcher;
+        launcher.sm_count = 132;
+        launcher.memory_gbps = kH200Gbps;
+        CHECK_THROWS_AS(launch::forward_channel_first(launcher, v, args), Error);
+        CHECK(launcher.launches.empty());
+    }
     // An address one byte off a bf16 element.
     const Tensor odd_byte(static_cast<const char*>(x.data) + 1, DType::bf16, {c.B, c.D, c.L},
                           {c.D * c.L, c.L, 1});

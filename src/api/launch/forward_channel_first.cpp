@@ -4,6 +4,7 @@
 #include "api/launch/launch.hpp"
 #include "api/launch/launch_util.hpp"
 #include "common/env.hpp"
+#include "common/fail.hpp"
 #include "params.h"
 
 namespace cc1d::launch {
@@ -68,7 +69,12 @@ void forward_channel_first(Launcher& launcher, const Variant& variant, const For
     // boundaries, starting up to vec - 1 elements before position 0 (one more tile may be
     // needed), and out's row stores aligned vectors where it sits at the same offset
     // (fwd_channel_first.cu).
-    const bool own_boundaries = variant.normalized().shifted_rows && rows_of_own_boundaries(args);
+    const bool own_boundaries = variant.normalized().shifted_rows;
+    // (The module's stores take out's rows as of unit stride: forward_takes_shifted_rows
+    // gives it no other call.)
+    if (own_boundaries && !rows_of_own_boundaries(args))
+        fail(ErrorCode::unsupported, "forward: the module of rows off 16-byte boundaries needs x and out of unit stride "
+                                     "along L at whole-element addresses (an internal error: it was picked for other rows)");
     p.vector_ok = aligned_rows(args) || own_boundaries;
     const std::int64_t lead_room = own_boundaries && !util::rows_vectorizable(args.x, 2) ? vec - 1 : 0;
     const int threads = threads_for_row(p.seqlen + lead_room, ilp * vec, rows);   // a row's
