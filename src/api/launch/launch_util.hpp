@@ -58,6 +58,15 @@ inline bool element_aligned(const Tensor& t) {
     return reinterpret_cast<std::uintptr_t>(t.data) % dtype_size(t.dtype) == 0;
 }
 
+// True when the variant has a module of rows off 16-byte boundaries (Variant::shifted_rows
+// survives normalized(): the channel-first backward in 16-bit, the channel-first forward
+// without seq_idx).
+inline bool has_shifted_rows_module(const Variant& variant) {
+    Variant shifted = variant;
+    shifted.shifted_rows = true;
+    return shifted.normalized().shifted_rows;
+}
+
 // True when seq_idx is given and its rows can be read as 16-byte vectors of 4 ids.
 inline bool seq_vectorizable(const Tensor& seq) { return seq.present() && rows_vectorizable(seq, 1); }
 
