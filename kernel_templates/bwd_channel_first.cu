@@ -39,12 +39,31 @@
 // Rows that are not 16-byte aligned (vector_ok == 0) or tails shorter than a vector take
 // the element-wise path of cc1d_v16_load / cc1d_v16_store; the algorithm is unchanged.
 // In 16-bit the host gives such calls a module of their own (CC1D_SHIFTED_ROWS,
-// Variant::shifted_rows; bf_load_vector below).
+// Variant::shifted_rows). Without seq_idx its tiles follow x's row's own 16-byte
+// boundaries (BF_OWN_BOUNDARIES, below); with seq_idx (the masks lie on the row's vectors
+// from position 0) it reads such rows as two aligned loads and a shift a vector
+// (bf_load_vector).
 
 constexpr int kBfHalo = (CC1D_K + CC1D_VEC - 1) / CC1D_VEC;   // 16-byte vectors of halo per side
 constexpr int kBfHaloElems = kBfHalo * CC1D_VEC;
 constexpr int kBfGPad = (CC1D_K + 3) / 4 * 4;                 // g read after a vector, in float4 steps
-constexpr int kBfIlp = CC1D_BWD_CF_ILP((int)sizeof(x_t));   // most vectors per thread per tile
+
+// CC1D_SHIFTED_ROWS without seq_idx: a tile starts `lead` positions before its place in
+// the row, where lead is the offset of x's row start from the 16-byte boundary before it
+// (the host sets vector_ok where x has unit stride: it then means x's vectors follow its
+// row's boundaries, backward_channel_first.cpp), so every vector of x inside the row is
+// one aligned load or cp.async copy, and so are dout's and dx's where their rows sit at
+// x's offset (contiguous tensors; else they take bf_load_vector's shifted loads and the
+// widest aligned stores). A row's first and last vectors, which hold positions outside it,
+// are staged one element a thread (bf_unit), as fwd_channel_first.cu does. The
+// plan leaves room for the lead: tiles of 5 vectors a thread where that saves a row a tile
+// (CC1D_BWD_CF_OWN_ILP; 4x5376x4095 bf16 SiLU 15% faster than a second tile of 1-6
+// positions for most rows, docs/perf.md entry 124), else one more tile where a row needs
+// it, which a row of a smaller lead skips when it starts past its end. Each place that
+// differs is under #if, so the other modules compile to the code they were measured with.
+#define BF_OWN_BOUNDARIES (CC1D_SHIFTED_ROWS && !CC1D_HAS_SEQ_IDX)
+constexpr int kBfIlp = BF_OWN_BOUNDARIES ? CC1D_BWD_CF_OWN_ILP((int)sizeof(x_t))   // most vectors per thread per tile
+                                        : CC1D_BWD_CF_ILP((int)sizeof(x_t));
 
 // 16-bit on NVIDIA sm_80+ can stage a tile by cp.async, which moves its x and dout from
 // global to shared memory without passing through registers: a thread keeps its
@@ -240,7 +259,46 @@ struct bf_tile {
     const x_t* drow;
     x_t* dxrow;
     const cc1d_seq_masks* mask_row;   // seq_idx: the row's masks, one cc1d_seq_masks a vector of x
+#if BF_OWN_BOUNDARIES
+    int lead;                         // positions of the row's first vector before position 0
+    bool dout_vectors, dx_vectors;    // dout's / dx's row at x's offset from a 16-byte boundary
+#endif
 };
+
+#if BF_OWN_BOUNDARIES
+// The lead and the row flags of the tile's row (t.xrow, t.drow, t.dxrow), for a new row.
+CC1D_DEVICE void bf_follow_row(const cc1d_bwd_params& p, bf_tile& t) {
+    const unsigned int offset = (unsigned int)((unsigned long long)t.xrow & 15u);
+    const bool x_vectors = p.vector_ok != 0;
+    t.lead = x_vectors ? (int)(offset / sizeof(x_t)) : 0;
+    t.dout_vectors = x_vectors && p.dout_stride_l == 1 && (unsigned int)((unsigned long long)t.drow & 15u) == offset;
+    t.dx_vectors = x_vectors && p.dx_stride_l == 1 && (unsigned int)((unsigned long long)t.dxrow & 15u) == offset;
+}
+
+// x̃ at row position q: initial_states or zeros before the row start, zeros past its end.
+CC1D_DEVICE x_t bf_x_element(const cc1d_bwd_params& p, const bf_tile& t, cc1d_i64 q) {
+    if (q >= t.L) return cc1d_of_bits<x_t>(0u);
+    return q >= 0 ? t.xrow[q * p.x_stride_l] : bf_before_start(p, t.b, t.d, q);
+}
+#endif
+
+// Whether dout's (dx's) vector at row position pos is one aligned access.
+CC1D_DEVICE bool bf_dout_whole(const cc1d_bwd_params& p, const bf_tile& t, cc1d_i64 pos) {
+#if BF_OWN_BOUNDARIES
+    (void)p;
+    return t.dout_vectors && pos >= 0 && pos + CC1D_VEC <= t.L;
+#else
+    return p.vector_ok != 0 && pos + CC1D_VEC <= t.L;
+#endif
+}
+CC1D_DEVICE bool bf_dx_whole(const cc1d_bwd_params& p, const bf_tile& t, cc1d_i64 pos) {
+#if BF_OWN_BOUNDARIES
+    (void)p;
+    return t.dx_vectors && pos >= 0 && pos + CC1D_VEC <= t.L;
+#else
+    return p.vector_ok != 0 && pos + CC1D_VEC <= t.L;
+#endif
+}
 
 #if CC1D_HAS_SEQ_IDX
 // The seq masks of the vector at row position pos (a multiple of CC1D_VEC), as the
@@ -294,7 +352,11 @@ CC1D_DEVICE void bf_dinit(const cc1d_bwd_params& p, const bf_shared& s, const bf
 #if CC1D_HAS_SEQ_IDX
         if (!cc1d_seq_same(bf_mask_at(s, u), u + 1)) continue;   // position -1: in the first sequence with initial_states
 #endif
+#if BF_OWN_BOUNDARIES
+        acc = fmaf(w[k], bf_g_at(s, u + t.lead), acc);   // (tile 0 starts at position -lead)
+#else
         acc = fmaf(w[k], bf_g_at(s, u), acc);
+#endif
     }
 #if CC1D_HAS_FINAL_STATES
     if (j >= t.L) acc += s.fin[j - t.L];   // final_states[i] = x̃[L-K+i] = initial_states[L+i] when L < K
@@ -327,8 +389,9 @@ CC1D_DEVICE bool bf_warp_untested(bool lane_done, bool lane_full) { return cc1d_
 template <bool kTest>
 CC1D_DEVICE void bf_grad_vector(const bf_shared& s, int j, const float (&w)[CC1D_WIDTH], float bias,
                                 float (&g)[CC1D_VEC], float (&dw)[CC1D_WIDTH], float& db) {
-    // Positions past the row end need no test: their dout was loaded as 0 and their
-    // x window is finite wherever x is, so their g is 0 (zeros dx needs there too).
+    // Positions past the row end (and, BF_OWN_BOUNDARIES, before its start) need no test:
+    // their dout was staged as 0 and their x window is finite wherever x is, so their g
+    // is 0 (zeros dx needs there too).
     // win[m] = x̃[pos - K + m].
     const cc1d_vec16 dout = s.d[j];
     float win[CC1D_K + CC1D_VEC];
@@ -485,8 +548,7 @@ CC1D_DEVICE void bf_dx_vector(const cc1d_bwd_params& p, const bf_shared& s, cons
         dx[e] = acc;
     }
     // Rounded to x_t two at a time where the hardware can (cc1d_v16_from_floats).
-    bf_store_vector(t.dxrow, p.dx_stride_l, pos, t.L, p.vector_ok != 0 && pos + CC1D_VEC <= t.L,
-                    cc1d_v16_from_floats(dx));
+    bf_store_vector(t.dxrow, p.dx_stride_l, pos, t.L, bf_dx_whole(p, t, pos), cc1d_v16_from_floats(dx));
     (void)s; (void)j;
 }
 
@@ -556,6 +618,16 @@ CC1D_DEVICE void bf_stage_own_async(const cc1d_bwd_params& p, const bf_shared& s
         const int j = tid + i * nt;
         const cc1d_i64 pos = t.t0 + (cc1d_i64)j * CC1D_VEC;
         if (i >= p.ilp) break;
+#if BF_OWN_BOUNDARIES
+        if (pos >= 0 && pos + CC1D_VEC <= t.L) {
+            if (p.vector_ok != 0) cc1d_copy16_async(s.x + kBfHalo + j, t.xrow + pos);
+            else s.x[kBfHalo + j] = bf_load_vector(t.xrow, p.x_stride_l, pos, t.L, false);
+            if (t.dout_vectors) cc1d_copy16_async(s.d + j, t.drow + pos);
+            else s.d[j] = bf_load_vector(t.drow, p.dout_stride_l, pos, t.L, false);
+        } else if (pos >= t.L) {   // past the row end (the row's edge vectors: bf_unit)
+            s.x[kBfHalo + j] = s.d[j] = cc1d_v16_zero();
+        }
+#else
         if (p.vector_ok != 0 && pos + CC1D_VEC <= t.L) {
             cc1d_copy16_async(s.x + kBfHalo + j, t.xrow + pos);
             cc1d_copy16_async(s.d + j, t.drow + pos);
@@ -563,6 +635,7 @@ CC1D_DEVICE void bf_stage_own_async(const cc1d_bwd_params& p, const bf_shared& s
             s.x[kBfHalo + j] = bf_load_vector(t.xrow, p.x_stride_l, pos, t.L, false);
             s.d[j] = bf_load_vector(t.drow, p.dout_stride_l, pos, t.L, false);
         }
+#endif
     }
 }
 
@@ -613,13 +686,33 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
 #pragma unroll
         for (int i = 0; i < kBfRegIlp; ++i) {
             const cc1d_i64 pos = t.t0 + (cc1d_i64)(tid + i * nt) * CC1D_VEC;
+#if BF_OWN_BOUNDARIES
+            if (i < p.ilp && pos >= 0 && pos + CC1D_VEC <= t.L) {   // (the row's edge vectors: below)
+                rx[i] = bf_load_vector(t.xrow, p.x_stride_l, pos, t.L, p.vector_ok != 0);
+                rd[i] = bf_load_vector(t.drow, p.dout_stride_l, pos, t.L, t.dout_vectors);
+            }
+#else
             if (i < p.ilp && pos < t.L) {
                 const bool v = p.vector_ok != 0 && pos + CC1D_VEC <= t.L;
                 rx[i] = bf_load_vector(t.xrow, p.x_stride_l, pos, t.L, v);
                 rd[i] = bf_load_vector(t.drow, p.dout_stride_l, pos, t.L, v);
             }
+#endif
         }
     }
+#if BF_OWN_BOUNDARIES
+    // The row's edge vectors in this tile (cc1d_row_edge_element): an element of x̃ and of
+    // dout a thread of the first 2 * VEC, issued with the tile's loads so the block waits
+    // one memory latency, as for an aligned row (fwd_channel_first.cu measured a thread
+    // that loads them element by element, one vector after the other, 9% slower).
+    const int edge_at = tid < 2 * CC1D_VEC ? cc1d_row_edge_element(t.t0, t.tile_len, t.L, tid) : -1;
+    x_t edge_x = cc1d_of_bits<x_t>(0u), edge_d = cc1d_of_bits<x_t>(0u);
+    if (edge_at >= 0) {
+        const cc1d_i64 q = t.t0 + edge_at;
+        edge_x = bf_x_element(p, t, q);
+        if (q >= 0 && q < t.L) edge_d = t.drow[q * p.dout_stride_l];
+    }
+#endif
     // Halo roles by thread: [0, H) x history, [H, 2H) x after the tile (silu), [2H, 3H) dout after.
     cc1d_vec16 halo = cc1d_v16_zero();
     if (tid < kBfHalo) {
@@ -628,7 +721,7 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
         halo = bf_load_x(p, t.xrow, t.b, t.d, t.t0 + t.tile_len + (cc1d_i64)(tid - kBfHalo) * CC1D_VEC);
     } else if (tid >= 2 * kBfHalo && tid < 3 * kBfHalo) {
         const cc1d_i64 pos = t.t0 + t.tile_len + (cc1d_i64)(tid - 2 * kBfHalo) * CC1D_VEC;
-        if (pos < t.L) halo = bf_load_vector(t.drow, p.dout_stride_l, pos, t.L, p.vector_ok != 0 && pos + CC1D_VEC <= t.L);
+        if (pos < t.L) halo = bf_load_vector(t.drow, p.dout_stride_l, pos, t.L, bf_dout_whole(p, t, pos));
     }
 #if CC1D_HAS_SEQ_IDX
     // Seq masks of the own vectors and (threads h < kBfHalo) of vector tile_vecs + h after
@@ -660,9 +753,18 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
 #pragma unroll
         for (int i = 0; i < kBfRegIlp; ++i)
             if (i < p.ilp) {
+#if BF_OWN_BOUNDARIES
+                if (cc1d_row_edge_vector(t.t0 + (cc1d_i64)(tid + i * nt) * CC1D_VEC, t.L)) continue;   // (below)
+#endif
                 s.x[kBfHalo + tid + i * nt] = rx[i];
                 s.d[tid + i * nt] = rd[i];
             }
+#if BF_OWN_BOUNDARIES
+    if (edge_at >= 0) {
+        reinterpret_cast<x_t*>(s.x + kBfHalo)[edge_at] = edge_x;
+        reinterpret_cast<x_t*>(s.d)[edge_at] = edge_d;
+    }
+#endif
     if (tid < kBfHalo) s.x[tid] = halo;
     else if (CC1D_SILU && tid < 2 * kBfHalo) s.x[kBfHalo + t.tile_vecs + tid - kBfHalo] = halo;
     else if (tid >= 2 * kBfHalo && tid < 3 * kBfHalo) s.d[t.tile_vecs + tid - 2 * kBfHalo] = halo;
@@ -731,9 +833,21 @@ extern "C" __global__ void BF_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
     t.mask_row = CC1D_HAS_SEQ_IDX ? reinterpret_cast<const cc1d_seq_masks*>(
                                         reinterpret_cast<const cc1d_seq_mask*>(p.seq_masks) + t.b * p.seq_mask_stride)
                                   : 0;
+#if BF_OWN_BOUNDARIES
+    bf_follow_row(p, t);
+    bool taps_pending = true;   // (a block whose first unit is skipped takes them at its next)
+#endif
     for (cc1d_i64 u = first; u < last; ++u) {
+#if BF_OWN_BOUNDARIES
+        t.t0 = t.tile * t.tile_len - t.lead;
+        if (t.tile == 0 || t.t0 < t.L) {   // (a row of a smaller lead than the plan's room skips its last tile)
+            bf_unit(p, s, t, taps_pending, taps, w, bias, dw, db);
+            taps_pending = false;
+        }
+#else
         t.t0 = t.tile * t.tile_len;
         bf_unit(p, s, t, u == first, taps, w, bias, dw, db);
+#endif
         s.d += s.to_other_d;   // BF_G_IS_DOUT: the next unit's dout goes to the other buffer
         s.to_other_d = -s.to_other_d;
         if (++t.tile == p.tiles) {
@@ -743,6 +857,9 @@ extern "C" __global__ void BF_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
             t.drow += p.dout_stride_b;
             t.dxrow += p.dx_stride_b;
             if (CC1D_HAS_SEQ_IDX) t.mask_row += p.seq_mask_stride / CC1D_VEC;
+#if BF_OWN_BOUNDARIES
+            bf_follow_row(p, t);
+#endif
         }
     }
     cc1d_bwd_release_sums(dw, db);

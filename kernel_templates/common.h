@@ -256,6 +256,25 @@ CC1D_DEVICE void cc1d_v16_store(x_t* row, cc1d_i64 stride, cc1d_i64 pos, cc1d_i6
     }
 }
 
+// Tiles that follow a row's own 16-byte boundaries (the channel-first modules of rows off
+// such boundaries, CC1D_SHIFTED_ROWS) start up to VEC - 1 positions before the row, so
+// every vector inside it is one aligned access; its first and last vectors, the "edge
+// vectors", are staged element by element. Whether the tile vector at `pos` is one: it
+// holds positions of the row but does not lie whole in it.
+CC1D_DEVICE bool cc1d_row_edge_vector(cc1d_i64 pos, cc1d_i64 len) { return pos < len && (pos < 0 || pos + CC1D_VEC > len); }
+// Edge element k (< 2 * VEC: the row's first vector, then the vector of its last position)
+// of the tile that starts at row position tile_start (a multiple of VEC from the row's
+// first vector) and spans tile_elems positions, as an element of the tile; -1 where this
+// tile has no such vector (or the first vector is the last too, staged as the first).
+CC1D_DEVICE int cc1d_row_edge_element(cc1d_i64 tile_start, int tile_elems, cc1d_i64 len, int k) {
+    const int e = k % CC1D_VEC;
+    if (k < CC1D_VEC) return tile_start < 0 ? e : -1;
+    const cc1d_i64 last = len - 1 - tile_start;   // the row's last position, from the tile start
+    if (last < 0 || last >= tile_elems || (len - tile_start) % CC1D_VEC == 0) return -1;
+    const int first = (int)(last / CC1D_VEC) * CC1D_VEC;
+    return tile_start < 0 && first == 0 ? -1 : first + e;
+}
+
 // The vector at `pos` of a row as cc1d_v16_load reads it, for rows that may start off a
 // 16-byte boundary: one aligned load where `aligned` (the caller's promise for the whole
 // row: 16-byte aligned, unit stride) and the vector lies in [0, len); else, in a row of

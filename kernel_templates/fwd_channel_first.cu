@@ -89,29 +89,13 @@ CC1D_DEVICE cc1d_vec16 cf_load_halo(const cc1d_fwd_params& p, const x_t* xrow, c
     return v;
 }
 
-// Whether the tile vector at `pos` holds positions of the row but does not lie whole in
-// it: only a row's first vector, where the tiles follow a row that starts off a 16-byte
-// boundary, and its last one can (cf_stage_edges stages them).
-CC1D_DEVICE bool cf_edge_vector(cc1d_i64 pos, cc1d_i64 L) { return pos < L && (pos < 0 || pos + CC1D_VEC > L); }
-
-// The tile's edge vectors (cf_edge_vector) are staged one element a thread of a channel's
-// first 2 * VEC: x̃ before the row start (initial_states or zeros), zeros past its end.
-// Each such thread issues one load, with the tile's, so the block waits one memory latency
-// as for an aligned row; a thread that loaded an edge vector element by element, then the
-// next one, held its warp, and the block at its barrier, one latency a vector (16-bit
-// 4x2048x1031: a third of the warps' cycles at the barrier, 9% slower than entry 94's
-// shifted loads; docs/perf.md entry 123).
-// Edge element k (< 2 * VEC: the row's first vector, then the vector of its last
-// position) as an element of the tile, or -1 where this tile has no such vector (or the
-// first vector is the last too, staged as the first).
-CC1D_DEVICE int cf_edge_element(cc1d_i64 tile_start, int tile_elems, cc1d_i64 L, int k) {
-    const int e = k % CC1D_VEC;
-    if (k < CC1D_VEC) return tile_start < 0 ? e : -1;
-    const cc1d_i64 last = L - 1 - tile_start;   // the row's last position, from the tile start
-    if (last < 0 || last >= tile_elems || (L - tile_start) % CC1D_VEC == 0) return -1;
-    const int first = (int)(last / CC1D_VEC) * CC1D_VEC;
-    return tile_start < 0 && first == 0 ? -1 : first + e;
-}
+// The tile's edge vectors (cc1d_row_edge_vector) are staged one element a thread of a
+// channel's first 2 * VEC (cc1d_row_edge_element): x̃ before the row start (initial_states
+// or zeros), zeros past its end. Each such thread issues one load, with the tile's, so the
+// block waits one memory latency as for an aligned row; a thread that loaded an edge
+// vector element by element, then the next one, held its warp, and the block at its
+// barrier, one latency a vector (16-bit 4x2048x1031: a third of the warps' cycles at the
+// barrier, 9% slower than entry 94's shifted loads; docs/perf.md entry 123).
 CC1D_DEVICE x_t cf_edge_value(const cc1d_fwd_params& p, const x_t* xrow, cc1d_i64 b, cc1d_i64 d, cc1d_i64 q) {
     if (q >= p.seqlen) return cc1d_of_bits<x_t>(0u);
     return q >= 0 ? xrow[q * p.x_stride_l] : cf_before_start(p, b, d, q);
@@ -120,7 +104,7 @@ CC1D_DEVICE x_t cf_edge_value(const cc1d_fwd_params& p, const x_t* xrow, cc1d_i6
 CC1D_DEVICE void cf_stage_edges(const cc1d_fwd_params& p, const x_t* xrow, cc1d_i64 b, cc1d_i64 d, cc1d_i64 tile_start,
                                 int tile_elems, int first_k, int nthreads, x_t* s_tile) {
     for (int k = first_k; k < 2 * CC1D_VEC; k += nthreads) {
-        const int at = cf_edge_element(tile_start, tile_elems, p.seqlen, k);
+        const int at = cc1d_row_edge_element(tile_start, tile_elems, p.seqlen, k);
         if (at >= 0) s_tile[at] = cf_edge_value(p, xrow, b, d, tile_start + at);
     }
 }
@@ -278,12 +262,12 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
         // where staging the edges after them added a second memory latency), the rest
         // (channels of fewer than 2 * VEC threads) after.
         x_t* s_elems = reinterpret_cast<x_t*>(s_x + kCfHalo);
-        const int edge_at = tid < 2 * CC1D_VEC ? cf_edge_element(tile_start, tile_vecs * CC1D_VEC, L, tid) : -1;
+        const int edge_at = tid < 2 * CC1D_VEC ? cc1d_row_edge_element(tile_start, tile_vecs * CC1D_VEC, L, tid) : -1;
         const x_t edge = edge_at >= 0 ? cf_edge_value(p, xrow, b, d, tile_start + edge_at) : cc1d_of_bits<x_t>(0u);
 #pragma unroll
         for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) {
             const cc1d_i64 pos = tile_start + (cc1d_i64)(tid + i * nthreads) * CC1D_VEC;
-            if (!cf_edge_vector(pos, L)) cc1d_v16_store_aligned(&s_x[kCfHalo + tid + i * nthreads], v[i]);
+            if (!cc1d_row_edge_vector(pos, L)) cc1d_v16_store_aligned(&s_x[kCfHalo + tid + i * nthreads], v[i]);
         }
         if (edge_at >= 0) s_elems[edge_at] = edge;
         cf_stage_edges(p, xrow, b, d, tile_start, tile_vecs * CC1D_VEC, tid + nthreads, nthreads, s_elems);

@@ -34,6 +34,10 @@
 // (cc1d_bwd_params.stage_async says which; backward_channel_first.cpp chooses).
 #define CC1D_BWD_CF_ILP(elem_bytes) ((elem_bytes) == 2 ? 4 : 2)
 #define CC1D_BWD_CF_REG_ILP 2
+// The 16-bit module of rows off 16-byte boundaries (bwd_channel_first.cu, BF_OWN_BOUNDARIES)
+// takes 5 where that saves a row a tile: its tiles start up to 7 positions before a row, so
+// a row of 4095 needs 4102 positions (docs/perf.md, entry 124).
+#define CC1D_BWD_CF_OWN_ILP(elem_bytes) ((elem_bytes) == 2 ? 5 : CC1D_BWD_CF_ILP(elem_bytes))
 #define CC1D_BWD_CL_THREADS 128   // channel-last backward: threads per block ...
 #define CC1D_BWD_CL_THREADS_X 32  // ... of which this many along channels (the rest split time)
 #define CC1D_BWD_CL_MIN_CHUNK 32  // shortest time chunk a channel-last thread walks
@@ -162,11 +166,14 @@ struct cc1d_bwd_params {
     long long groups;            // parts the launcher split the units into (blocks per channel
                                  // group; the grid may be padded past groups * channel groups)
     long long reduce_run_rows;   // reduce kernel: rows per run, ceil(parts / reduce_slices)
-    int vector_ok;
+    int vector_ok;               // 1: x, dout and dx rows 16-byte aligned with unit stride; in the
+                                 // channel-first module of rows off such boundaries without
+                                 // seq_idx: x's vectors follow its rows' own boundaries
     int dw_is_fp32;              // 1: dweight/dbias are fp32; 0: the weight's dtype
     int accumulate;              // 1: add into dweight/dbias
     int ilp;                     // channel-first: 16-byte vectors per thread per tile (<= CC1D_BWD_CF_ILP,
-                                 // <= CC1D_BWD_CF_REG_ILP unless stage_async)
+                                 // CC1D_BWD_CF_OWN_ILP where vector_ok says x's vectors follow its
+                                 // rows' own boundaries; <= CC1D_BWD_CF_REG_ILP unless stage_async)
     int stage_async;             // channel-first 16-bit: 1 stages tiles with cp.async where the device can
     int dw_mode;                 // CC1D_DW_*
     int reduce_mode;             // CC1D_REDUCE_*

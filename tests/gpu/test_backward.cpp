@@ -310,7 +310,10 @@ TEST_CASE("backward: channel-first rows off 16-byte boundaries, x, dout and dx m
     // always takes. Odd lengths move each row's start by another offset; x, dout and dx are
     // misaligned one at a time and together (a tensor at a boundary then takes the same
     // path); both stagings of 16-bit tiles; rows of 17 (a partial last vector in 16-bit),
-    // 1031 and 4099 steps.
+    // 1031 and 4099 steps. Contiguous tensors of odd lengths (every row at x's offset, so
+    // the module's tiles follow the rows' own boundaries with aligned dout and dx too):
+    // 4095 (a second tile only for rows of a lead of 2 or more), 1029 at width 16, and 5
+    // (one vector holds the whole row), with states at both ends.
     std::uint64_t index = 0;
     const ViewOptions aligned = view_kind(0, false), by_one = view_kind(2, false), strided_by_three = view_kind(3, false);
     for (const char* main_module : {"0", "1"})
@@ -318,16 +321,21 @@ TEST_CASE("backward: channel-first rows off 16-byte boundaries, x, dout and dx m
             ScopedEnv element_wise("CC1D_DISABLE_SHIFTED_ROWS", main_module);
             ScopedEnv memory("CC1D_MEMORY_GBPS", gbps);
             for (DType x : {DType::fp32, DType::bf16, DType::fp16})
-                for (int turn = 0; turn < 4; ++turn) {
+                for (int turn = 0; turn < 7; ++turn) {
                     if (x == DType::fp32 && main_module[0] == '1') continue;   // (fp32: the same module either way)
-                    const int width = std::array<int, 4>{2, 4, 5, 8}[static_cast<std::size_t>(turn)];
+                    const auto at = static_cast<std::size_t>(turn);
+                    const int width = std::array<int, 7>{2, 4, 5, 8, 4, 16, 3}[at];
                     const Activation act = (turn + static_cast<int>(index)) % 2 == 0 ? Activation::silu : Activation::none;
-                    BackwardVariant v{Layout::channel_first, {x, x}, width, act, true, turn == 3, turn == 1, turn == 2, true};
-                    const std::int64_t L = std::array<std::int64_t, 4>{1031, 4099, 17, 1031}[static_cast<std::size_t>(turn)];
-                    const ViewOptions views[4][3] = {{by_one, aligned, aligned},
+                    BackwardVariant v{Layout::channel_first, {x, x}, width, act, true, turn == 3, turn == 1 || turn >= 4,
+                                      turn == 2 || turn == 4 || turn == 6, true};
+                    const std::int64_t L = std::array<std::int64_t, 7>{1031, 4099, 17, 1031, 4095, 1029, 5}[at];
+                    const ViewOptions views[7][3] = {{by_one, aligned, aligned},
                                                      {aligned, strided_by_three, aligned},
                                                      {aligned, aligned, by_one},
-                                                     {strided_by_three, by_one, strided_by_three}};
+                                                     {strided_by_three, by_one, strided_by_three},
+                                                     {aligned, aligned, aligned},
+                                                     {aligned, aligned, aligned},
+                                                     {aligned, aligned, aligned}};
                     const auto& view = views[turn];
                     const Run r{L > 2000 ? 1 : 3, L > 2000 ? 300 : 37, L, view[0], view[1], view[2], aligned, turn % 2 == 0,
                                 turn == 2, v.initial_states};

@@ -453,21 +453,97 @@ TEST_CASE("channel-first backward plan: the workspace query covers the plan of e
     for (const DType dtype : {DType::fp32, DType::bf16})
         for (const bool seq_idx : {false, true})
             for (const auto& shape : std::vector<std::array<std::int64_t, 3>>{
-                     {4, 5376, 4096}, {4, 256, 4096}, {16, 3, 4099}, {3, 4800, 2050}, {8, 2048, 1024}, {2, 20000, 777}}) {
+                     {4, 5376, 4096}, {4, 256, 4096}, {16, 3, 4099}, {3, 4800, 2050}, {8, 2048, 1024}, {2, 20000, 777},
+                     {8, 4, 4095}}) {
                 Variant v = backward_variant(dtype, Layout::channel_first);
                 v.seq_idx = seq_idx;
                 const BackwardArgs args = channel_first_args(shape[0], shape[1], shape[2], dtype);
                 const std::size_t query = launch::backward_workspace_bytes(v, args);
-                for (int sm_count = 1; sm_count <= 1024; sm_count += sm_count < 16 ? 1 : 7)
-                    for (const bool fast_memory : {false, true}) {
-                        CAPTURE(to_string(dtype));
-                        CAPTURE(seq_idx);
-                        CAPTURE(shape[1]);
-                        CAPTURE(sm_count);
-                        const backward::Plan plan = backward::plan_channel_first(v, args, sm_count, fast_memory);
-                        CHECK(backward::workspace_bytes(v, args, plan) <= query);
-                    }
+                // (The Runtime picks the module of rows off 16-byte boundaries after the
+                // query; its plan may take one more tile a row: 8x4x4095 in 16-bit.)
+                for (const bool shifted_rows : {false, true})
+                    for (int sm_count = 1; sm_count <= 1024; sm_count += sm_count < 16 ? 1 : 7)
+                        for (const bool fast_memory : {false, true}) {
+                            CAPTURE(to_string(dtype));
+                            CAPTURE(seq_idx);
+                            CAPTURE(shape[1]);
+                            CAPTURE(shifted_rows);
+                            CAPTURE(sm_count);
+                            Variant planned = v;
+                            planned.shifted_rows = shifted_rows;
+                            const backward::Plan plan = backward::plan_channel_first(planned, args, sm_count, fast_memory);
+                            CHECK(backward::workspace_bytes(v, args, plan) <= query);
+                        }
             }
+    // That shape's module does take more parts than the main module's plan there.
+    Variant shifted = backward_variant(DType::bf16, Layout::channel_first);
+    shifted.shifted_rows = true;
+    const BackwardArgs args = channel_first_args(8, 4, 4095, DType::bf16);
+    CHECK(backward::plan_channel_first(shifted, args, kH200Multiprocessors, true).parts >
+          backward::plan_channel_first(backward_variant(DType::bf16, Layout::channel_first), args, kH200Multiprocessors, true)
+              .parts);
+}
+
+TEST_CASE("channel-first backward plan: the shifted-rows module's tiles follow x's rows' own boundaries") {
+    // x, dout and dx alike, `data` as the start, contiguous unless `strides` are given.
+    auto args_of = [](DType dtype, std::int64_t batch, std::int64_t dim, std::int64_t seqlen, std::uintptr_t data,
+                      std::array<std::int64_t, 3> strides) {
+        BackwardArgs args;
+        args.x = Tensor(reinterpret_cast<const void*>(data), dtype, {batch, dim, seqlen}, {strides[0], strides[1], strides[2]});
+        args.dout = args.dx = args.x;
+        args.weight = Tensor(nullptr, dtype, {dim, 4}, {4, 1});
+        args.dweight = Tensor(nullptr, DType::fp32, {dim, 4}, {4, 1});
+        return args;
+    };
+    auto contiguous = [](std::int64_t dim, std::int64_t seqlen) { return std::array<std::int64_t, 3>{dim * seqlen, seqlen, 1}; };
+    const std::uintptr_t aligned = 0x10000, off_by_one = 0x10002;
+    for (DType dtype : {DType::bf16, DType::fp16}) {
+        INFO(to_string(dtype));
+        const Variant main_module = backward_variant(dtype, Layout::channel_first);
+        Variant v = main_module;
+        v.shifted_rows = true;
+        const BackwardArgs odd = args_of(dtype, 4, 5376, 4095, aligned, contiguous(5376, 4095));
+        CHECK(backward::follows_own_boundaries(v, odd));
+        CHECK(backward::make_params(v, odd).vector_ok == 1);   // (x's vectors follow its rows' boundaries)
+        CHECK_FALSE(backward::follows_own_boundaries(main_module, odd));
+        CHECK(backward::make_params(main_module, odd).vector_ok == 0);
+        // A row starts up to 7 positions after its first vector: 4095 + 7 positions would
+        // take a second tile of 4096, so the tile takes 5 vectors a thread (5120 positions,
+        // within the shared memory a block may use); 4089 + 7 fit 4096; 8190 + 7 take two
+        // tiles of 5120 (three of 4096); the main module plans tiles of 4096 for all.
+        auto plan_of = [&](const Variant& variant, std::int64_t seqlen) {
+            return backward::plan_channel_first(variant, args_of(dtype, 4, 5376, seqlen, aligned, contiguous(5376, seqlen)),
+                                                kH200Multiprocessors, true);
+        };
+        for (std::int64_t seqlen : {4095, 4089, 8190}) {
+            CAPTURE(seqlen);
+            const backward::Plan plan = plan_of(v, seqlen);
+            CHECK(plan.shared_bytes <= 48u * 1024u);
+            CHECK(plan.stage_async);
+            CHECK(plan.tile_len == (seqlen == 4089 ? 4096 : 5120));
+            CHECK(plan.ilp == (seqlen == 4089 ? 4 : CC1D_BWD_CF_OWN_ILP(2)));
+            CHECK(plan.tiles == (seqlen == 8190 ? 2 : 1));
+            CHECK(plan_of(main_module, seqlen).tile_len == 4096);
+        }
+        // x on 16-byte boundaries (dout or dx off them): no lead, no room.
+        BackwardArgs dout_off = args_of(dtype, 4, 5376, 4096, aligned, contiguous(5376, 4096));
+        dout_off.dout = Tensor(reinterpret_cast<const void*>(off_by_one), dtype, {4, 5376, 4096}, {5376 * 4096, 4096, 1});
+        CHECK(backward::follows_own_boundaries(v, dout_off));
+        CHECK(backward::plan_channel_first(v, dout_off, kH200Multiprocessors, true).tile_len == 4096);
+        // With seq_idx (the masks lie on vectors from position 0), or x of no unit stride:
+        // the module's shifted loads, tiles from position 0.
+        Variant seq = v;
+        seq.seq_idx = true;
+        CHECK_FALSE(backward::follows_own_boundaries(seq, odd));
+        CHECK(backward::plan_channel_first(seq, odd, kH200Multiprocessors, true).tile_len == 4096);
+        const BackwardArgs strided = args_of(dtype, 4, 5376, 4095, aligned, std::array<std::int64_t, 3>{5376 * 4095, 1, 5376});
+        CHECK_FALSE(backward::follows_own_boundaries(v, strided));
+        CHECK(backward::make_params(v, strided).vector_ok == 0);
+    }
+    // fp32 has no such module (normalized away).
+    Variant fp32 = backward_variant(DType::fp32, Layout::channel_first);
+    fp32.shifted_rows = true;
+    CHECK_FALSE(backward::follows_own_boundaries(fp32, args_of(DType::fp32, 4, 256, 4095, aligned, contiguous(256, 4095))));
 }
 
 TEST_CASE("channel-first backward plan: seq_idx puts a row of masks a batch in the workspace") {

@@ -59,6 +59,11 @@ bool takes_shifted_rows(const Variant& variant, const BackwardArgs& args) {
     return unit_rows && !env::flag("CC1D_DISABLE_SHIFTED_ROWS");
 }
 
+bool follows_own_boundaries(const Variant& variant, const BackwardArgs& args) {
+    const Variant v = variant.normalized();
+    return v.shifted_rows && !v.seq_idx && util::unit_stride(args.x, 2) && util::element_aligned(args.x);
+}
+
 cc1d_bwd_params make_params(const Variant& variant, const BackwardArgs& args) {
     cc1d_bwd_params p{};
     p.x = args.x.data;
@@ -109,7 +114,7 @@ cc1d_bwd_params make_params(const Variant& variant, const BackwardArgs& args) {
     p.dw_stride_d = args.dweight.strides[0];
     p.dw_stride_k = args.dweight.strides[1];
     if (present(args.dbias)) p.db_stride = args.dbias.strides[0];
-    p.vector_ok = vector_rows(variant, args);
+    p.vector_ok = vector_rows(variant, args) || follows_own_boundaries(variant, args);
     p.dw_is_fp32 = args.dweight.dtype == DType::fp32;
     p.accumulate = args.accumulate;
     return p;

@@ -68,6 +68,12 @@ bool vector_rows(const Variant& variant, const BackwardArgs& args);
 // keeps such calls on the main module (element-by-element loads and stores).
 bool takes_shifted_rows(const Variant& variant, const BackwardArgs& args);
 
+// Whether a channel-first call's tiles follow x's rows' own 16-byte boundaries: the
+// shifted-rows module without seq_idx, x of unit stride along L at whole-element
+// addresses (bwd_channel_first.cu, BF_OWN_BOUNDARIES). cc1d_bwd_params.vector_ok then says
+// so, and the plan leaves room for a row's first vector to start up to a vector before it.
+bool follows_own_boundaries(const Variant& variant, const BackwardArgs& args);
+
 // Pointers, shapes, strides and flags; the split and the modes are run()'s.
 cc1d_bwd_params make_params(const Variant& variant, const BackwardArgs& args);
 

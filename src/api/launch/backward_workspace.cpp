@@ -17,8 +17,13 @@ std::size_t backward_workspace_bytes(const Variant& variant, const BackwardArgs&
     std::size_t bytes = 0;
     auto cover = [&](const backward::Plan& plan) { bytes = std::max(bytes, backward::workspace_bytes(variant, args, plan)); };
     if (variant.layout == Layout::channel_first) {
-        for (int sm_count : {1, kManyMultiprocessors})
-            for (bool fast_memory : {false, true}) cover(backward::plan_channel_first(variant, args, sm_count, fast_memory));
+        // (The module of rows off 16-byte boundaries may plan one more tile a row.)
+        for (bool shifted_rows : {false, true}) {
+            Variant v = variant;
+            v.shifted_rows = shifted_rows;
+            for (int sm_count : {1, kManyMultiprocessors})
+                for (bool fast_memory : {false, true}) cover(backward::plan_channel_first(v, args, sm_count, fast_memory));
+        }
         return bytes;
     }
     // Channel-last: with and without a tail (the tail needs a kernel that holds no more
