@@ -165,10 +165,12 @@ CC1D_DEVICE bf_shared bf_carve(cc1d_vec16* base, int tile_vecs) {
 
 // The vector of a row at pos, and its store, as cc1d_v16_load / cc1d_v16_store with
 // `vectorized` (p.vector_ok: every row of x, dout and dx 16-byte aligned with unit stride,
-// and the vector inside the row). A module with CC1D_SHIFTED_ROWS (16-bit calls
-// whose rows are not, Variant::shifted_rows) reads a vector of a row of unit stride as
-// two aligned loads and a shift and writes it as the widest aligned stores
-// (cc1d_v16_load_row), where the others go element by element. On an H200 such calls ran
+// and the vector inside the row; BF_OWN_BOUNDARIES: that vector one aligned access). A
+// module with CC1D_SHIFTED_ROWS (16-bit calls whose rows are not, Variant::shifted_rows)
+// reads any other vector of a row of unit stride as two aligned loads and a shift and
+// writes it as the widest aligned stores (cc1d_v16_load_row), where the others go element
+// by element: with seq_idx every such row, without it dout's and dx's rows that do not
+// sit at x's offset. On an H200 such calls ran
 // 9-41% faster (4x5376x4095 bf16 SiLU: 26% -> 41% of copy bandwidth; docs/perf.md entry
 // 113); the same code in every module had slowed aligned calls by up to 3%, the
 // compiler's register choices changed by its presence (entry 112), hence a module of its
