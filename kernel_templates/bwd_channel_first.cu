@@ -284,20 +284,14 @@ CC1D_DEVICE x_t bf_x_element(const cc1d_bwd_params& p, const bf_tile& t, cc1d_i6
 }
 #endif
 
-// Whether dout's (dx's) vector at row position pos is one aligned access.
-CC1D_DEVICE bool bf_dout_whole(const cc1d_bwd_params& p, const bf_tile& t, cc1d_i64 pos) {
+// Whether the vector at row position pos of dout's or dx's row is one aligned access.
+enum bf_row { bf_dout_row, bf_dx_row };
+CC1D_DEVICE bool bf_whole_vector(const cc1d_bwd_params& p, const bf_tile& t, bf_row row, cc1d_i64 pos) {
 #if BF_OWN_BOUNDARIES
     (void)p;
-    return t.dout_vectors && pos >= 0 && pos + CC1D_VEC <= t.L;
+    return (row == bf_dout_row ? t.dout_vectors : t.dx_vectors) && pos >= 0 && pos + CC1D_VEC <= t.L;
 #else
-    return p.vector_ok != 0 && pos + CC1D_VEC <= t.L;
-#endif
-}
-CC1D_DEVICE bool bf_dx_whole(const cc1d_bwd_params& p, const bf_tile& t, cc1d_i64 pos) {
-#if BF_OWN_BOUNDARIES
-    (void)p;
-    return t.dx_vectors && pos >= 0 && pos + CC1D_VEC <= t.L;
-#else
+    (void)row;
     return p.vector_ok != 0 && pos + CC1D_VEC <= t.L;
 #endif
 }
@@ -550,7 +544,7 @@ CC1D_DEVICE void bf_dx_vector(const cc1d_bwd_params& p, const bf_shared& s, cons
         dx[e] = acc;
     }
     // Rounded to x_t two at a time where the hardware can (cc1d_v16_from_floats).
-    bf_store_vector(t.dxrow, p.dx_stride_l, pos, t.L, bf_dx_whole(p, t, pos), cc1d_v16_from_floats(dx));
+    bf_store_vector(t.dxrow, p.dx_stride_l, pos, t.L, bf_whole_vector(p, t, bf_dx_row, pos), cc1d_v16_from_floats(dx));
     (void)s; (void)j;
 }
 
@@ -723,7 +717,7 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
         halo = bf_load_x(p, t.xrow, t.b, t.d, t.t0 + t.tile_len + (cc1d_i64)(tid - kBfHalo) * CC1D_VEC);
     } else if (tid >= 2 * kBfHalo && tid < 3 * kBfHalo) {
         const cc1d_i64 pos = t.t0 + t.tile_len + (cc1d_i64)(tid - 2 * kBfHalo) * CC1D_VEC;
-        if (pos < t.L) halo = bf_load_vector(t.drow, p.dout_stride_l, pos, t.L, bf_dout_whole(p, t, pos));
+        if (pos < t.L) halo = bf_load_vector(t.drow, p.dout_stride_l, pos, t.L, bf_whole_vector(p, t, bf_dout_row, pos));
     }
 #if CC1D_HAS_SEQ_IDX
     // Seq masks of the own vectors and (threads h < kBfHalo) of vector tile_vecs + h after
