@@ -65,7 +65,7 @@ Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm
     Plan plan;
     // Tiles that follow x's rows' own boundaries start up to vec - 1 positions before a
     // row (bwd_channel_first.cu, BF_OWN_BOUNDARIES): the tiles cover that room too.
-    const std::int64_t lead_room = follows_own_boundaries(variant, args) && !util::rows_vectorizable(args.x, 2) ? vec - 1 : 0;
+    const std::int64_t lead_room = follows_own_boundaries(variant, args) ? util::lead_room(args.x) : 0;
     const std::int64_t row_vectors = util::ceil_div(seqlen + lead_room, vec);
     const int elem_bytes = static_cast<int>(dtype_size(variant.x_dtype));
     int threads = 0;

@@ -74,7 +74,7 @@ void forward_channel_first(Launcher& launcher, const Variant& variant, const For
         fail(ErrorCode::unsupported, "forward: the module of rows off 16-byte boundaries needs x and out of unit stride "
                                      "along L at whole-element addresses (an internal error: it was picked for other rows)");
     p.vector_ok = aligned_rows(args) || own_boundaries;
-    const std::int64_t lead_room = own_boundaries && !util::rows_vectorizable(args.x, 2) ? vec - 1 : 0;
+    const std::int64_t lead_room = own_boundaries ? util::lead_room(args.x) : 0;
     const int threads = threads_for_row(p.seqlen + lead_room, ilp * vec, rows);   // a row's
     const std::int64_t tile_len = std::int64_t(threads) * ilp * vec;
     // At least one tile: with L == 0 the block still writes final_states (from the halo).

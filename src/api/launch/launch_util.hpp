@@ -52,6 +52,13 @@ inline bool rows_vectorizable(const Tensor& t, int vector_axis) {
     return true;
 }
 
+// Positions a tile that follows the rows of channel-first `x` from each row's own 16-byte
+// boundary (the modules of rows off such boundaries) may start before the row: up to a
+// vector less one, none where every row starts at a boundary.
+inline std::int64_t lead_room(const Tensor& x) {
+    return rows_vectorizable(x, 2) ? 0 : static_cast<std::int64_t>(16 / dtype_size(x.dtype)) - 1;
+}
+
 // True when `t`'s data address is a whole number of its elements (every element access
 // is then naturally aligned).
 inline bool element_aligned(const Tensor& t) {
