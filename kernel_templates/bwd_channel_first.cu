@@ -211,6 +211,13 @@ CC1D_DEVICE cc1d_vec16 bf_load_x(const cc1d_bwd_params& p, const x_t* xrow, cc1d
         if (pos >= L) return cc1d_v16_zero();
         return bf_load_vector(xrow, p.x_stride_l, pos, L, p.vector_ok != 0 && pos + CC1D_VEC <= L);
     }
+#if !CC1D_HAS_INITIAL_STATES
+    // Wholly before the row (tile 0's history): zeros, without the element loop's tests
+    // and loads, which one warp ran for every tile 0 while its block waited on it (on an
+    // H200 8x2048x1024 16-bit SiLU ran 7.5% faster, rows of one tile in the module of
+    // rows off 16-byte boundaries 8-13%; docs/perf.md, entry 125).
+    if (pos + CC1D_VEC <= 0) return cc1d_v16_zero();
+#endif
     cc1d_vec16 v = cc1d_v16_zero();
 #pragma unroll
     for (int e = 0; e < CC1D_VEC; ++e) {
@@ -281,6 +288,23 @@ CC1D_DEVICE void bf_follow_row(const cc1d_bwd_params& p, bf_tile& t) {
 CC1D_DEVICE x_t bf_x_element(const cc1d_bwd_params& p, const bf_tile& t, cc1d_i64 q) {
     if (q >= t.L) return cc1d_of_bits<x_t>(0u);
     return q >= 0 ? t.xrow[q * p.x_stride_l] : bf_before_start(p, t.b, t.d, q);
+}
+#endif
+
+#if BF_OWN_BOUNDARIES
+// dx of a row's edge vector (pos < 0 or pos + VEC > L) where dx has unit stride: the
+// elements inside the row, one store each from the vector's address, tested against
+// 32-bit bounds taken once. The stores of any stride (cc1d_v16_store) multiplied a 64-bit
+// position by the stride and compared it twice an element: ~80 instructions a vector,
+// which the warp holding a row's first or last vector ran for one lane (docs/perf.md,
+// entry 125).
+CC1D_DEVICE void bf_store_edge(const bf_tile& t, cc1d_i64 pos, const cc1d_vec16& v) {
+    const int lo = pos < 0 ? (int)-pos : 0;
+    const int hi = t.L - pos < CC1D_VEC ? (int)(t.L - pos) : CC1D_VEC;
+    x_t* at = t.dxrow + pos;
+#pragma unroll
+    for (int e = 0; e < CC1D_VEC; ++e)
+        if (e >= lo && e < hi) at[e] = cc1d_v16_raw(v, e);
 }
 #endif
 
@@ -544,7 +568,14 @@ CC1D_DEVICE void bf_dx_vector(const cc1d_bwd_params& p, const bf_shared& s, cons
         dx[e] = acc;
     }
     // Rounded to x_t two at a time where the hardware can (cc1d_v16_from_floats).
-    bf_store_vector(t.dxrow, p.dx_stride_l, pos, t.L, bf_whole_vector(p, t, bf_dx_row, pos), cc1d_v16_from_floats(dx));
+    const cc1d_vec16 out = cc1d_v16_from_floats(dx);
+#if BF_OWN_BOUNDARIES
+    if (t.dx_vectors && !bf_whole_vector(p, t, bf_dx_row, pos)) {   // a row's edge vector, dx of unit stride
+        bf_store_edge(t, pos, out);
+        return;
+    }
+#endif
+    bf_store_vector(t.dxrow, p.dx_stride_l, pos, t.L, bf_whole_vector(p, t, bf_dx_row, pos), out);
     (void)s; (void)j;
 }
 

@@ -539,6 +539,14 @@ TEST_CASE("channel-first backward plan: the shifted-rows module's tiles follow x
         const BackwardArgs strided = args_of(dtype, 4, 5376, 4095, aligned, std::array<std::int64_t, 3>{5376 * 4095, 1, 5376});
         CHECK_FALSE(backward::follows_own_boundaries(v, strided));
         CHECK(backward::make_params(v, strided).vector_ok == 0);
+        // CC1D_DISABLE_OWN_BOUNDARIES: the module's shifted loads, no room for a lead.
+        {
+            test::ScopedEnv shifted("CC1D_DISABLE_OWN_BOUNDARIES", "1");
+            CHECK_FALSE(backward::follows_own_boundaries(v, odd));
+            CHECK(backward::make_params(v, odd).vector_ok == 0);
+            CHECK(plan_of(v, 4095).tile_len == 4096);
+        }
+        CHECK(plan_of(v, 4095).tile_len == 5120);
     }
     // fp32 has no such module (normalized away).
     Variant fp32 = backward_variant(DType::fp32, Layout::channel_first);

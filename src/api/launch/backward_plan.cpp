@@ -61,7 +61,8 @@ bool takes_shifted_rows(const Variant& variant, const BackwardArgs& args) {
 
 bool follows_own_boundaries(const Variant& variant, const BackwardArgs& args) {
     const Variant v = variant.normalized();
-    return v.shifted_rows && !v.seq_idx && util::unit_stride(args.x, 2) && util::element_aligned(args.x);
+    return v.shifted_rows && !v.seq_idx && util::unit_stride(args.x, 2) && util::element_aligned(args.x) &&
+           !env::flag("CC1D_DISABLE_OWN_BOUNDARIES");
 }
 
 cc1d_bwd_params make_params(const Variant& variant, const BackwardArgs& args) {

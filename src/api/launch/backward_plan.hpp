@@ -72,6 +72,7 @@ bool takes_shifted_rows(const Variant& variant, const BackwardArgs& args);
 // shifted-rows module without seq_idx, x of unit stride along L at whole-element
 // addresses (bwd_channel_first.cu, BF_OWN_BOUNDARIES). cc1d_bwd_params.vector_ok then says
 // so, and the plan leaves room for a row's first vector to start up to a vector before it.
+// CC1D_DISABLE_OWN_BOUNDARIES=1 gives such calls the module's shifted loads instead.
 bool follows_own_boundaries(const Variant& variant, const BackwardArgs& args);
 
 // Pointers, shapes, strides and flags; the split and the modes are run()'s.
