@@ -289,9 +289,7 @@ CC1D_DEVICE x_t bf_x_element(const cc1d_bwd_params& p, const bf_tile& t, cc1d_i6
     if (q >= t.L) return cc1d_of_bits<x_t>(0u);
     return q >= 0 ? t.xrow[q * p.x_stride_l] : bf_before_start(p, t.b, t.d, q);
 }
-#endif
 
-#if BF_OWN_BOUNDARIES
 // dx of a row's edge vector (pos < 0 or pos + VEC > L) where dx has unit stride: the
 // elements inside the row, one store each from the vector's address, tested against
 // 32-bit bounds taken once. The stores of any stride (cc1d_v16_store) multiplied a 64-bit
