@@ -468,6 +468,9 @@ CC1D_DEVICE void bf_grad_pass(const cc1d_bwd_params& p, const bf_shared& s, cons
     for (int i = 0; i < p.ilp; ++i) {
         const int j = tid + i * nt;
         const cc1d_i64 pos = t.t0 + (cc1d_i64)j * CC1D_VEC;
+#if BF_OWN_BOUNDARIES
+        if (j >= t.tile_vecs) break;   // (the tile ends inside the threads' last round)
+#endif
         float g[CC1D_VEC];
 #pragma unroll
         for (int e = 0; e < CC1D_VEC; ++e) g[e] = 0.0f;
@@ -602,7 +605,11 @@ CC1D_DEVICE void bf_dx_pass(const cc1d_bwd_params& p, const bf_shared& s, const 
             if (pos >= t.L) continue;
         } else
 #endif
+#if BF_OWN_BOUNDARIES
+        if (j >= t.tile_vecs || pos >= t.L) break;
+#else
         if (pos >= t.L) break;
+#endif
         // gw[m] = g[pos + m]: the own vector and the next K.
 #if BF_G_IS_DOUT
         float gw[CC1D_VEC + CC1D_K];
@@ -644,6 +651,7 @@ CC1D_DEVICE void bf_stage_own_async(const cc1d_bwd_params& p, const bf_shared& s
         const cc1d_i64 pos = t.t0 + (cc1d_i64)j * CC1D_VEC;
         if (i >= p.ilp) break;
 #if BF_OWN_BOUNDARIES
+        if (j >= t.tile_vecs) break;
         if (pos >= 0 && pos + CC1D_VEC <= t.L) {
             if (p.vector_ok != 0) cc1d_copy16_async(s.x + kBfHalo + j, t.xrow + pos);
             else s.x[kBfHalo + j] = bf_load_vector(t.xrow, p.x_stride_l, pos, t.L, false);
@@ -712,7 +720,7 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
         for (int i = 0; i < kBfRegIlp; ++i) {
             const cc1d_i64 pos = t.t0 + (cc1d_i64)(tid + i * nt) * CC1D_VEC;
 #if BF_OWN_BOUNDARIES
-            if (i < p.ilp && pos >= 0 && pos + CC1D_VEC <= t.L) {   // (the row's edge vectors: below)
+            if (i < p.ilp && tid + i * nt < t.tile_vecs && pos >= 0 && pos + CC1D_VEC <= t.L) {   // (edge vectors: below)
                 rx[i] = bf_load_vector(t.xrow, p.x_stride_l, pos, t.L, p.vector_ok != 0);
                 rd[i] = bf_load_vector(t.drow, p.dout_stride_l, pos, t.L, t.dout_vectors);
             }
@@ -779,6 +787,7 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
         for (int i = 0; i < kBfRegIlp; ++i)
             if (i < p.ilp) {
 #if BF_OWN_BOUNDARIES
+                if (tid + i * nt >= t.tile_vecs) break;
                 if (cc1d_row_edge_vector(t.t0 + (cc1d_i64)(tid + i * nt) * CC1D_VEC, t.L)) continue;   // (below)
 #endif
                 s.x[kBfHalo + tid + i * nt] = rx[i];
@@ -819,7 +828,14 @@ extern "C" __global__ void BF_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
     extern __shared__ cc1d_vec16 bf_smem[];
     // The reduce kernel may be scheduled now; it waits for this one to finish.
     cc1d_allow_dependent_launch();
+#if BF_OWN_BOUNDARIES
+    // The plan's tile (tile_len positions, whole vectors): up to blockDim.x * ilp vectors, as
+    // many as a row and its lead need (backward_channel_first.cpp), so shared memory holds
+    // no slots past them.
+    const int tile_vecs = (int)(p.tile_len / CC1D_VEC);
+#else
     const int tile_vecs = (int)blockDim.x * p.ilp;
+#endif
     bf_shared s = bf_carve(bf_smem, tile_vecs);
 
     // The launcher flattens part * dim + d into x (and y past 2^24 blocks); it pads the last row.

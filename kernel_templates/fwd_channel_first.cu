@@ -51,6 +51,14 @@ constexpr int kCfHaloElems = kCfHalo * CC1D_VEC;
 constexpr int kCfStagedLead = (kCfHalo + 7) / 8 * 8;   // shared vectors before the staged kernel's tile
 // Ids before the staged kernel's tile ids (seq_idx): the halo's, padded to 128 bytes.
 constexpr int kCfStagedIdsLead = (kCfHaloElems + 31) / 32 * 32;
+// Vectors a thread takes at most. The module of rows off 16-byte boundaries (below) gives a
+// tile the vectors its row needs, in its staged kernel up to one a thread more than the
+// main module's ILP: a row and its lead past a power-of-two tile by a vector or two
+// (L = 1031 and its lead: 130 vectors) fill a tile of blockDim.x * ILP + a few, where
+// twice the threads left half of the block's slots idle, or a second tile of a few
+// positions doubled the blocks. (The first kernel holds its vectors in registers: one more
+// spilled there, and it keeps ILP.)
+template <bool kStaged> constexpr int kCfIlp = CC1D_FWD_CF_ILP(sizeof(x_t)) + (CC1D_SHIFTED_ROWS && kStaged ? 1 : 0);
 #if CC1D_HAS_SEQ_IDX
 constexpr int kCfRows = CC1D_FWD_CF_SEQ_ROWS((int)sizeof(x_t));   // channels a block computes
 #else
@@ -156,14 +164,19 @@ template <bool kStaged> constexpr bool kCfTapsFirst = kStaged && CC1D_X_DTYPE !=
 // The tile's whole vectors by cp.async, straight into shared memory, so no registers
 // hold them (the staged kernel); complete after cc1d_wait_async_copies.
 CC1D_DEVICE void cf_stage_tile_async(const cc1d_fwd_params& p, const x_t* xrow, cc1d_i64 b, cc1d_i64 d,
-                                     cc1d_i64 tile_start, int tid, int nthreads, cc1d_vec16* s_tile) {
+                                     cc1d_i64 tile_start, int tile_vecs, int tid, int nthreads, cc1d_vec16* s_tile) {
 #if CC1D_HAS_ASYNC_COPY
     const cc1d_i64 L = p.seqlen;
+#if CC1D_SHIFTED_ROWS
+#pragma unroll 1   // (unrolled, its addresses pushed the taps asked for before it to the stack)
+#else
 #pragma unroll
-    for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) {
+#endif
+    for (int i = 0; i < kCfIlp<true>; ++i) {
         const int j = tid + i * nthreads;
         const cc1d_i64 pos = tile_start + (cc1d_i64)j * CC1D_VEC;
 #if CC1D_SHIFTED_ROWS
+        if (j >= tile_vecs) break;
         if (pos >= 0 && pos + CC1D_VEC <= L)
             cc1d_copy16_async(&s_tile[j], xrow + pos);
         else if (pos >= L)   // past the row end (the row's edge vectors: cf_stage_edges)
@@ -176,11 +189,12 @@ CC1D_DEVICE void cf_stage_tile_async(const cc1d_fwd_params& p, const x_t* xrow, 
 #endif
     }
 #if CC1D_SHIFTED_ROWS   // (the tile's copies are in flight)
-    cf_stage_edges(p, xrow, b, d, tile_start, CC1D_FWD_CF_ILP(sizeof(x_t)) * nthreads * CC1D_VEC, tid, nthreads,
-                   reinterpret_cast<x_t*>(s_tile));
+    cf_stage_edges(p, xrow, b, d, tile_start, tile_vecs * CC1D_VEC, tid, nthreads, reinterpret_cast<x_t*>(s_tile));
+#else
+    (void)b; (void)d; (void)tile_vecs;
 #endif
 #else
-    (void)p; (void)xrow; (void)b; (void)d; (void)tile_start; (void)tid; (void)nthreads; (void)s_tile;
+    (void)p; (void)xrow; (void)b; (void)d; (void)tile_start; (void)tile_vecs; (void)tid; (void)nthreads; (void)s_tile;
 #endif
 }
 
@@ -213,8 +227,10 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
     constexpr unsigned int r = 0;
     constexpr bool has_row = true;
 #endif
-    const int tile_vecs = nthreads * CC1D_FWD_CF_ILP(sizeof(x_t));
 #if CC1D_SHIFTED_ROWS
+    // The staged kernel: the host's tile (chunk_len positions, whole vectors), up to
+    // nthreads * kCfIlp vectors; the first kernel's fills its threads' ILP vectors.
+    const int tile_vecs = kStaged ? (int)(p.chunk_len / CC1D_VEC) : nthreads * CC1D_FWD_CF_ILP(sizeof(x_t));
     const cc1d_i64 L = p.seqlen;
     const bool vector_ok = p.vector_ok != 0;
 
@@ -229,6 +245,7 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
     const cc1d_i64 tile_start = (cc1d_i64)tile * tile_vecs * CC1D_VEC - lead;
 #else
     // (In the order the main module was measured with: its SASS stays as it was.)
+    const int tile_vecs = nthreads * CC1D_FWD_CF_ILP(sizeof(x_t));
     const cc1d_i64 tile_start = (cc1d_i64)tile * tile_vecs * CC1D_VEC;
     const cc1d_i64 L = p.seqlen;
     const bool vector_ok = p.vector_ok != 0;
@@ -257,14 +274,18 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
     if (!has_row) {
         // (no channel: ids only)
     } else if (kStaged && CC1D_HAS_ASYNC_COPY && vector_ok) {
-        cf_stage_tile_async(p, xrow, b, d, tile_start, tid, nthreads, s_x + kCfHalo);
+        cf_stage_tile_async(p, xrow, b, d, tile_start, tile_vecs, tid, nthreads, s_x + kCfHalo);
 #if CC1D_SHIFTED_ROWS
     } else if (vector_ok) {
-        cc1d_vec16 v[CC1D_FWD_CF_ILP(sizeof(x_t))];
+        // (The staged kernel here where it has no cp.async: HIP. The first kernel's tile
+        // fills its threads' ILP vectors, every slot the tile's.)
+        cc1d_vec16 v[kCfIlp<kStaged>];
 #pragma unroll
-        for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) {
-            const cc1d_i64 pos = tile_start + (cc1d_i64)(tid + i * nthreads) * CC1D_VEC;
-            v[i] = pos >= 0 && pos + CC1D_VEC <= L ? cc1d_v16_load_aligned(xrow + pos) : cc1d_v16_zero();
+        for (int i = 0; i < kCfIlp<kStaged>; ++i) {
+            const int j = tid + i * nthreads;
+            const cc1d_i64 pos = tile_start + (cc1d_i64)j * CC1D_VEC;
+            v[i] = (!kStaged || j < tile_vecs) && pos >= 0 && pos + CC1D_VEC <= L ? cc1d_v16_load_aligned(xrow + pos)
+                                                                                   : cc1d_v16_zero();
         }
         // A thread's first edge element loads before the vectors are parked (one register,
         // where staging the edges after them added a second memory latency), the rest
@@ -273,9 +294,10 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
         const int edge_at = tid < 2 * CC1D_VEC ? cc1d_row_edge_element(tile_start, tile_vecs * CC1D_VEC, L, tid) : -1;
         const x_t edge = edge_at >= 0 ? cf_edge_value(p, xrow, b, d, tile_start + edge_at) : cc1d_of_bits<x_t>(0u);
 #pragma unroll
-        for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) {
-            const cc1d_i64 pos = tile_start + (cc1d_i64)(tid + i * nthreads) * CC1D_VEC;
-            if (!cc1d_row_edge_vector(pos, L)) cc1d_v16_store_aligned(&s_x[kCfHalo + tid + i * nthreads], v[i]);
+        for (int i = 0; i < kCfIlp<kStaged>; ++i) {
+            const int j = tid + i * nthreads;
+            const cc1d_i64 pos = tile_start + (cc1d_i64)j * CC1D_VEC;
+            if ((!kStaged || j < tile_vecs) && !cc1d_row_edge_vector(pos, L)) cc1d_v16_store_aligned(&s_x[kCfHalo + j], v[i]);
         }
         if (edge_at >= 0) s_elems[edge_at] = edge;
         cf_stage_edges(p, xrow, b, d, tile_start, tile_vecs * CC1D_VEC, tid + nthreads, nthreads, s_elems);
@@ -389,10 +411,14 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
 
     // ---- 3. compute: each output vector from its K predecessors and itself ----
 #pragma unroll
-    for (int i = 0; i < CC1D_FWD_CF_ILP(sizeof(x_t)); ++i) {
+    for (int i = 0; i < kCfIlp<kStaged>; ++i) {
         const int j = tid + i * nthreads;
         const cc1d_i64 pos = tile_start + (cc1d_i64)j * CC1D_VEC;
+#if CC1D_SHIFTED_ROWS
+        if ((kStaged && j >= tile_vecs) || pos >= L) break;   // (the first kernel's tile fills its slots)
+#else
         if (!has_row || pos >= L) break;
+#endif
 
         // win[m] = x̃[pos - K + m]: the halo vectors j-kCfHalo .. j-1 hold the first K.
         float win[CC1D_K + CC1D_VEC];

@@ -312,8 +312,9 @@ TEST_CASE("backward: channel-first rows off 16-byte boundaries, x, dout and dx m
     // path); both stagings of 16-bit tiles; rows of 17 (a partial last vector in 16-bit),
     // 1031 and 4099 steps. Contiguous tensors of odd lengths (every row at x's offset, so
     // the module's tiles follow the rows' own boundaries with aligned dout and dx too):
-    // 4095 (a second tile only for rows of a lead of 2 or more), 1029 at width 16, and 5
-    // (one vector holds the whole row), with states at both ends.
+    // 4095 (a tile of the row's 513 vectors, 5 rounds of 128 threads, the last of one
+    // vector), 1029 at width 16, 5 (one vector holds the whole row), with states at both
+    // ends, 8190 (two tiles of 513 vectors a row) and 1023 (129 vectors, 3 rounds of 64).
     std::uint64_t index = 0;
     const ViewOptions aligned = view_kind(0, false), by_one = view_kind(2, false), strided_by_three = view_kind(3, false);
     for (const char* main_module : {"0", "1"})
@@ -321,18 +322,20 @@ TEST_CASE("backward: channel-first rows off 16-byte boundaries, x, dout and dx m
             ScopedEnv element_wise("CC1D_DISABLE_SHIFTED_ROWS", main_module);
             ScopedEnv memory("CC1D_MEMORY_GBPS", gbps);
             for (DType x : {DType::fp32, DType::bf16, DType::fp16})
-                for (int turn = 0; turn < 7; ++turn) {
+                for (int turn = 0; turn < 9; ++turn) {
                     if (x == DType::fp32 && main_module[0] == '1') continue;   // (fp32: the same module either way)
                     const auto at = static_cast<std::size_t>(turn);
-                    const int width = std::array<int, 7>{2, 4, 5, 8, 4, 16, 3}[at];
+                    const int width = std::array<int, 9>{2, 4, 5, 8, 4, 16, 3, 4, 2}[at];
                     const Activation act = (turn + static_cast<int>(index)) % 2 == 0 ? Activation::silu : Activation::none;
                     BackwardVariant v{Layout::channel_first, {x, x}, width, act, true, turn == 3, turn == 1 || turn >= 4,
                                       turn == 2 || turn == 4 || turn == 6, true};
-                    const std::int64_t L = std::array<std::int64_t, 7>{1031, 4099, 17, 1031, 4095, 1029, 5}[at];
-                    const ViewOptions views[7][3] = {{by_one, aligned, aligned},
+                    const std::int64_t L = std::array<std::int64_t, 9>{1031, 4099, 17, 1031, 4095, 1029, 5, 8190, 1023}[at];
+                    const ViewOptions views[9][3] = {{by_one, aligned, aligned},
                                                      {aligned, strided_by_three, aligned},
                                                      {aligned, aligned, by_one},
                                                      {strided_by_three, by_one, strided_by_three},
+                                                     {aligned, aligned, aligned},
+                                                     {aligned, aligned, aligned},
                                                      {aligned, aligned, aligned},
                                                      {aligned, aligned, aligned},
                                                      {aligned, aligned, aligned}};

@@ -508,9 +508,10 @@ TEST_CASE("channel-first backward plan: the shifted-rows module's tiles follow x
         CHECK_FALSE(backward::follows_own_boundaries(main_module, odd));
         CHECK(backward::make_params(main_module, odd).vector_ok == 0);
         // A row starts up to 7 positions after its first vector: 4095 + 7 positions would
-        // take a second tile of 4096, so the tile takes 5 vectors a thread (5120 positions,
-        // within the shared memory a block may use); 4089 + 7 fit 4096; 8190 + 7 take two
-        // tiles of 5120 (three of 4096); the main module plans tiles of 4096 for all.
+        // take a second tile of 4096, so the tile takes up to 5 vectors a thread (within the
+        // shared memory a block may use), and as many vectors as the row needs: 513 (4104
+        // positions, not the block's 640 slots); 4089 + 7 fit 4096; 8190 + 7 take two tiles
+        // of 513 vectors (three of 4096); the main module plans tiles of 4096 for all.
         auto plan_of = [&](const Variant& variant, std::int64_t seqlen) {
             return backward::plan_channel_first(variant, args_of(dtype, 4, 5376, seqlen, aligned, contiguous(5376, seqlen)),
                                                 kH200Multiprocessors, true);
@@ -520,10 +521,25 @@ TEST_CASE("channel-first backward plan: the shifted-rows module's tiles follow x
             const backward::Plan plan = plan_of(v, seqlen);
             CHECK(plan.shared_bytes <= 48u * 1024u);
             CHECK(plan.stage_async);
-            CHECK(plan.tile_len == (seqlen == 4089 ? 4096 : 5120));
+            CHECK(plan.tile_len == (seqlen == 4089 ? 4096 : 4104));
+            CHECK(plan.block.x == 128u);
             CHECK(plan.ilp == (seqlen == 4089 ? 4 : CC1D_BWD_CF_OWN_ILP(2)));
             CHECK(plan.tiles == (seqlen == 8190 ? 2 : 1));
             CHECK(plan_of(main_module, seqlen).tile_len == 4096);
+        }
+        // Its shared memory is that of the tile, not of the block's slots: 4095 takes less
+        // than 4096 + 1024 positions would (the main module's tile at 5 vectors a thread).
+        CHECK(plan_of(v, 4095).shared_bytes < plan_of(v, 4089).shared_bytes * 5 / 4);
+        // Rows of one tile: 1023 + 7 positions take 129 vectors (64 threads, 3 rounds, the
+        // last of one vector), 511 + 7 take 65 (64 threads, 2 rounds).
+        for (const auto& [seqlen, vectors, ilp] : {std::array<std::int64_t, 3>{1023, 129, 3}, {511, 65, 2}}) {
+            CAPTURE(seqlen);
+            const backward::Plan plan = backward::plan_channel_first(
+                v, args_of(dtype, 4, 4096, seqlen, aligned, contiguous(4096, seqlen)), kH200Multiprocessors, true);
+            CHECK(plan.tile_len == vectors * 8);
+            CHECK(plan.block.x == 64u);
+            CHECK(plan.ilp == ilp);
+            CHECK(plan.tiles == 1);
         }
         // x on 16-byte boundaries (dout or dx off them): no lead, no room.
         BackwardArgs dout_off = args_of(dtype, 4, 5376, 4096, aligned, contiguous(5376, 4096));
@@ -546,7 +562,7 @@ TEST_CASE("channel-first backward plan: the shifted-rows module's tiles follow x
             CHECK(backward::make_params(v, odd).vector_ok == 0);
             CHECK(plan_of(v, 4095).tile_len == 4096);
         }
-        CHECK(plan_of(v, 4095).tile_len == 5120);
+        CHECK(plan_of(v, 4095).tile_len == 4104);
     }
     // fp32 has no such module (normalized away).
     Variant fp32 = backward_variant(DType::fp32, Layout::channel_first);

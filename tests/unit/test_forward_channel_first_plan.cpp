@@ -145,9 +145,20 @@ TEST_CASE("channel-first forward: rows off 16-byte boundaries follow their own b
                 CHECK(shifted_x.kernel == Kernel::staged);
                 CHECK(shifted_x_slow.kernel == Kernel::main);
                 CHECK(odd.params.vector_ok == 1);
-                // One tile's room for the lead: 1024 + vec - 1 positions.
-                const std::int64_t tile = std::int64_t(shifted_x.block.x) * CC1D_FWD_CF_ILP(dtype_size(x)) * vec;
-                CHECK(shifted_x.params.tiles == (1024 + vec - 1 + tile - 1) / tile);
+                // Room for the lead: 1024 + vec - 1 positions. The first kernel's tiles are
+                // its threads' ILP vectors each, a second tile where the room needs it.
+                const int ilp = CC1D_FWD_CF_ILP(dtype_size(x));
+                const std::int64_t tile = std::int64_t(shifted_x_slow.block.x) * ilp * vec;
+                CHECK(shifted_x_slow.params.tiles == (1024 + vec - 1 + tile - 1) / tile);
+                CHECK(shifted_x_slow.params.chunk_len == tile);
+                // The staged kernel's tile takes the vectors the row needs, up to ILP + 1 a
+                // thread: 129 vectors in bf16 (a warp, 5 rounds), 257 in fp32 (128 threads, 3).
+                const std::int64_t vectors = (1024 + vec - 1 + vec - 1) / vec;
+                CHECK(shifted_x.params.tiles == 1);
+                CHECK(shifted_x.params.chunk_len == vectors * vec);
+                CHECK(std::int64_t(shifted_x.block.x) * (ilp + 1) >= vectors);
+                CHECK(std::int64_t(shifted_x.block.x) / 2 * (ilp + 1) < vectors);
+                CHECK(shifted_x.block.x == (x == DType::bf16 ? 32u : 128u));
                 CHECK(std::int64_t(shifted_x.grid.x) * shifted_x.grid.y == c.B * c.D * shifted_x.params.tiles);
             }
             CHECK(aligned.params.vector_ok == 1);

@@ -9,12 +9,12 @@ namespace cc1d::launch {
 namespace backward {
 namespace {
 
-// Dynamic shared memory as bf_carve in the kernel lays it out.
-unsigned shared_bytes(const Variant& v, int threads, int ilp, int vec) {
+// Dynamic shared memory as bf_carve in the kernel lays it out for a tile of tile_vecs
+// vectors (threads * ilp but in the module of rows off 16-byte boundaries).
+unsigned shared_bytes(const Variant& v, int threads, int tile_vecs, int vec) {
     const int k = v.width - 1;
     const int halo = (k + vec - 1) / vec;
     const int gpad = (k + 3) / 4 * 4;
-    const int tile_vecs = threads * ilp;
     const bool g_is_dout = v.activation != Activation::silu && v.x_dtype == DType::fp32;   // BF_G_IS_DOUT
     // x̃: history, tile, K after; 16-bit tiles and dout at 128-byte boundaries (kBfXLead, kBfXVecs)
     const bool sixteen_bit = v.x_dtype != DType::fp32;
@@ -51,7 +51,7 @@ void size_tile(const Variant& v, std::int64_t row_vectors, int vec, int max_ilp,
         if (ilp < max_ilp) ++more_ilp;
         else if (threads < max_threads) more_threads *= 2;
         else break;
-        if (shared_bytes(v, more_threads, more_ilp, vec) > kSharedLimit) break;
+        if (shared_bytes(v, more_threads, more_threads * more_ilp, vec) > kSharedLimit) break;
         threads = more_threads;
         ilp = more_ilp;
     }
@@ -101,10 +101,19 @@ Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm
     plan.stage_async = elem_bytes == 2 &&
                        (variant.activation == Activation::silu || fast_memory || plan.ilp > CC1D_BWD_CF_REG_ILP);
     plan.block.x = static_cast<unsigned>(threads);
-    plan.shared_bytes = shared_bytes(variant, threads, plan.ilp, vec);
-    plan.tile_len = std::int64_t(threads) * plan.ilp * vec;
     // At least one tile: with L == 0 tile 0 still turns dfinal_states into dinitial_states.
-    plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen + lead_room, plan.tile_len));
+    plan.tiles = std::max<std::int64_t>(1, util::ceil_div(row_vectors, std::int64_t(threads) * plan.ilp));
+    // Tiles that follow the rows' own boundaries take the vectors a row and its lead need,
+    // split evenly over the row's tiles (the kernel reads the tile's length, not the block's
+    // slots: bwd_channel_first.cu): a row that passes the block's slots by a vector or two
+    // leaves no shared memory idle for the slots it does not fill (4x5376x4095 in 16-bit:
+    // 513 vectors, not 640).
+    const std::int64_t tile_vecs = follows_own_boundaries(variant, args)
+                                       ? std::max<std::int64_t>(1, util::ceil_div(row_vectors, plan.tiles))
+                                       : std::int64_t(threads) * plan.ilp;
+    plan.ilp = static_cast<int>(util::ceil_div(tile_vecs, std::int64_t(threads)));
+    plan.shared_bytes = shared_bytes(variant, threads, static_cast<int>(tile_vecs), vec);
+    plan.tile_len = tile_vecs * vec;
     plan.channel_groups = dim;
     // seq_idx: a row of masks a batch in the workspace (the masks kernel writes them, the
     // blocks read them a vector at a time, up to the vector holding position L - 1).

@@ -22,6 +22,25 @@ int threads_for_row(std::int64_t seqlen, int elems_per_thread, int rows) {
 
 // Channels a block computes: with seq_idx CC1D_FWD_CF_SEQ_ROWS (a power of two, so a
 // warp's worth of threads splits evenly), which share the tile's ids; otherwise one.
+// The staged kernel of the module of rows off 16-byte boundaries: a tile of the vectors a
+// row and its lead need, up to ilp + 1 a thread (fwd_channel_first.cu, kCfIlp). The
+// fewest threads (a power of two, a warp up to CC1D_FWD_CF_THREADS) that cover the row so,
+// then the fewest tiles of at most that many vectors, split evenly: a row that passes a
+// power-of-two tile by a vector or two (L = 1031 and its lead: 130 vectors in bf16) takes
+// one warp's tile rather than twice the threads, half of them idle, and 4x5376x4099 one
+// tile a row rather than a second of a few positions.
+struct OwnTile {
+    int threads;
+    std::int64_t vecs, tiles;
+};
+OwnTile own_boundary_tile(std::int64_t row_vectors, int ilp) {
+    const int most = ilp + 1;
+    int threads = 32;
+    while (threads < CC1D_FWD_CF_THREADS && std::int64_t(threads) * most < row_vectors) threads *= 2;
+    const std::int64_t tiles = std::max<std::int64_t>(1, util::ceil_div(row_vectors, std::int64_t(threads) * most));
+    return {threads, std::max<std::int64_t>(1, util::ceil_div(row_vectors, tiles)), tiles};
+}
+
 int rows_per_block(const Variant& variant) {
     return variant.seq_idx ? CC1D_FWD_CF_SEQ_ROWS(static_cast<int>(dtype_size(variant.x_dtype))) : 1;
 }
@@ -74,22 +93,31 @@ void forward_channel_first(Launcher& launcher, const Variant& variant, const For
         fail(ErrorCode::unsupported, "forward: the module of rows off 16-byte boundaries needs x and out of unit stride "
                                      "along L at whole-element addresses (an internal error: it was picked for other rows)");
     p.vector_ok = aligned_rows(args) || own_boundaries;
-    const std::int64_t lead_room = own_boundaries ? util::lead_room(args.x) : 0;
-    const int threads = threads_for_row(p.seqlen + lead_room, ilp * vec, rows);   // a row's
-    const std::int64_t tile_len = std::int64_t(threads) * ilp * vec;
-    // At least one tile: with L == 0 the block still writes final_states (from the halo).
-    p.tiles = std::max<std::int64_t>(1, util::ceil_div(p.seqlen + lead_room, tile_len));
-    p.chunk_len = tile_len;
+    const bool staged = takes_staged_kernel(launcher, variant, p);
+    int threads = 0;
+    std::int64_t tile_vecs = 0;
+    if (own_boundaries && staged) {
+        const OwnTile tile = own_boundary_tile(util::ceil_div(p.seqlen + util::lead_room(args.x), vec), ilp);
+        threads = tile.threads;
+        tile_vecs = tile.vecs;
+        p.tiles = tile.tiles;
+    } else {   // (the first kernel's tile: its threads' ilp vectors each)
+        const std::int64_t lead_room = own_boundaries ? util::lead_room(args.x) : 0;
+        threads = threads_for_row(p.seqlen + lead_room, ilp * vec, rows);   // a row's
+        tile_vecs = std::int64_t(threads) * ilp;
+        // At least one tile: with L == 0 the block still writes final_states (from the halo).
+        p.tiles = std::max<std::int64_t>(1, util::ceil_div(p.seqlen + lead_room, tile_vecs * vec));
+    }
+    p.chunk_len = tile_vecs * vec;   // (read by the module of rows off 16-byte boundaries)
 
     // Shared memory as the kernel lays it out: [halo + tile] vectors a channel, then with
     // seq_idx one int per element of that span.
     const int halo = (variant.width - 1 + vec - 1) / vec;
-    const std::int64_t span_vecs = halo + std::int64_t(threads) * ilp;
+    const std::int64_t span_vecs = halo + tile_vecs;
     std::int64_t shared = rows * span_vecs * 16;
     if (variant.seq_idx) shared += span_vecs * vec * 4;
 
     const std::int64_t blocks = p.batch * util::ceil_div(p.dim, std::int64_t(rows)) * p.tiles;
-    const bool staged = takes_staged_kernel(launcher, variant, p);
     // The staged kernel's tiles start at 128-byte boundaries: each channel's halo is padded
     // to 8 vectors, and with seq_idx the halo's ids to 32.
     if (staged) {
