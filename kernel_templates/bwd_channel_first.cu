@@ -33,8 +33,9 @@
 // vector at a time: that keeps the narrow widths within the ~64 registers ptxas aims for
 // (occupancy, hence bytes in flight) without spilling.
 //
-// Dynamic shared memory, sized by the launcher for (blockDim.x, ilp) with the same
-// formula as bf_carve below (backward_channel_first.cpp: cf_shared_bytes).
+// Dynamic shared memory, sized by the launcher for the tile (blockDim.x * ilp vectors; in
+// the module of rows off 16-byte boundaries tile_len's) with the same formula as bf_carve
+// below (backward_channel_first.cpp: shared_bytes).
 //
 // Rows that are not 16-byte aligned (vector_ok == 0) or tails shorter than a vector take
 // the element-wise path of cc1d_v16_load / cc1d_v16_store; the algorithm is unchanged.
@@ -59,7 +60,10 @@ constexpr int kBfGPad = (CC1D_K + 3) / 4 * 4;                 // g read after a 
 // plan leaves room for the lead: tiles of 5 vectors a thread where that saves a row a tile
 // (CC1D_BWD_CF_OWN_ILP; 4x5376x4095 bf16 SiLU 15% faster than a second tile of 1-6
 // positions for most rows, docs/perf.md entry 124), else one more tile where a row needs
-// it, which a row of a smaller lead skips when it starts past its end. Each place that
+// it, which a row of a smaller lead skips when it starts past its end. A tile holds the
+// vectors its row and lead need (p.tile_len), split evenly over the row's tiles, not the
+// block's slots, and shared memory only those (4x5376x4095: 513 vectors, not 640; 6
+// blocks an SM instead of 5, 7-12% faster on an H200, entry 126). Each place that
 // differs is under #if, so the other modules compile to the code they were measured with.
 #define BF_OWN_BOUNDARIES (CC1D_SHIFTED_ROWS && !CC1D_HAS_SEQ_IDX)
 constexpr int kBfIlp = BF_OWN_BOUNDARIES ? CC1D_BWD_CF_OWN_ILP((int)sizeof(x_t))   // most vectors per thread per tile

@@ -1,7 +1,8 @@
 // Causal conv1d forward, channel-first layout: x and out are (B, D, L) with L contiguous.
 //
 // One block computes one tile of one row (b, d): blockDim.x * CC1D_FWD_CF_ILP(sizeof(x_t)) 16-byte
-// vectors along L. Each thread issues all of its global loads before it uses any, so
+// vectors along L (in the staged kernel of the module of rows off 16-byte boundaries, the
+// vectors its row needs, up to one a thread more: kCfIlp). Each thread issues all of its global loads before it uses any, so
 // every thread keeps ILP * 16 bytes in flight (that, not arithmetic, sets the speed),
 // and parks them in shared memory next to the tile's halo: the ceil(K / VEC) vectors
 // before the tile start (from x, initial_states or zeros). After one barrier each output
@@ -51,13 +52,16 @@ constexpr int kCfHaloElems = kCfHalo * CC1D_VEC;
 constexpr int kCfStagedLead = (kCfHalo + 7) / 8 * 8;   // shared vectors before the staged kernel's tile
 // Ids before the staged kernel's tile ids (seq_idx): the halo's, padded to 128 bytes.
 constexpr int kCfStagedIdsLead = (kCfHaloElems + 31) / 32 * 32;
-// Vectors a thread takes at most. The module of rows off 16-byte boundaries (below) gives a
-// tile the vectors its row needs, in its staged kernel up to one a thread more than the
-// main module's ILP: a row and its lead past a power-of-two tile by a vector or two
-// (L = 1031 and its lead: 130 vectors) fill a tile of blockDim.x * ILP + a few, where
-// twice the threads left half of the block's slots idle, or a second tile of a few
-// positions doubled the blocks. (The first kernel holds its vectors in registers: one more
-// spilled there, and it keeps ILP.)
+// Vectors a thread takes at most. The staged kernel of the module of rows off 16-byte
+// boundaries (below) takes a tile of the host's length (chunk_len), from blockDim.x * ILP
+// vectors up to one a thread more (forward_channel_first.cpp, own_boundary_tile): a row
+// and its lead past a power-of-two tile by a vector or two (L = 1031 and its lead: 130
+// vectors in 16-bit) fill a tile of one warp plus a round for a lane or two, where twice
+// the threads left half of the block's slots idle (on an H200 4x2048x1031 16% faster), or
+// one tile a row where a second held a few positions (4x5376x4099 8%; docs/perf.md entry
+// 126). Its first ILP rounds are always whole, so only the last tests the tile's end. The
+// first kernel holds its vectors in registers (one more spilled at its 32-register bound)
+// and keeps ILP.
 template <bool kStaged> constexpr int kCfIlp = CC1D_FWD_CF_ILP(sizeof(x_t)) + (CC1D_SHIFTED_ROWS && kStaged ? 1 : 0);
 #if CC1D_HAS_SEQ_IDX
 constexpr int kCfRows = CC1D_FWD_CF_SEQ_ROWS((int)sizeof(x_t));   // channels a block computes
@@ -167,16 +171,12 @@ CC1D_DEVICE void cf_stage_tile_async(const cc1d_fwd_params& p, const x_t* xrow, 
                                      cc1d_i64 tile_start, int tile_vecs, int tid, int nthreads, cc1d_vec16* s_tile) {
 #if CC1D_HAS_ASYNC_COPY
     const cc1d_i64 L = p.seqlen;
-#if CC1D_SHIFTED_ROWS
-#pragma unroll 1   // (unrolled, its addresses pushed the taps asked for before it to the stack)
-#else
 #pragma unroll
-#endif
     for (int i = 0; i < kCfIlp<true>; ++i) {
         const int j = tid + i * nthreads;
         const cc1d_i64 pos = tile_start + (cc1d_i64)j * CC1D_VEC;
 #if CC1D_SHIFTED_ROWS
-        if (j >= tile_vecs) break;
+        if (i >= CC1D_FWD_CF_ILP(sizeof(x_t)) && j >= tile_vecs) break;   // (the host's tiles fill the first ILP)
         if (pos >= 0 && pos + CC1D_VEC <= L)
             cc1d_copy16_async(&s_tile[j], xrow + pos);
         else if (pos >= L)   // past the row end (the row's edge vectors: cf_stage_edges)
@@ -284,8 +284,8 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
         for (int i = 0; i < kCfIlp<kStaged>; ++i) {
             const int j = tid + i * nthreads;
             const cc1d_i64 pos = tile_start + (cc1d_i64)j * CC1D_VEC;
-            v[i] = (!kStaged || j < tile_vecs) && pos >= 0 && pos + CC1D_VEC <= L ? cc1d_v16_load_aligned(xrow + pos)
-                                                                                   : cc1d_v16_zero();
+            const bool in_tile = i < CC1D_FWD_CF_ILP(sizeof(x_t)) || j < tile_vecs;   // (the first ILP rounds are whole)
+            v[i] = in_tile && pos >= 0 && pos + CC1D_VEC <= L ? cc1d_v16_load_aligned(xrow + pos) : cc1d_v16_zero();
         }
         // A thread's first edge element loads before the vectors are parked (one register,
         // where staging the edges after them added a second memory latency), the rest
@@ -297,7 +297,8 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
         for (int i = 0; i < kCfIlp<kStaged>; ++i) {
             const int j = tid + i * nthreads;
             const cc1d_i64 pos = tile_start + (cc1d_i64)j * CC1D_VEC;
-            if ((!kStaged || j < tile_vecs) && !cc1d_row_edge_vector(pos, L)) cc1d_v16_store_aligned(&s_x[kCfHalo + j], v[i]);
+            const bool in_tile = i < CC1D_FWD_CF_ILP(sizeof(x_t)) || j < tile_vecs;
+            if (in_tile && !cc1d_row_edge_vector(pos, L)) cc1d_v16_store_aligned(&s_x[kCfHalo + j], v[i]);
         }
         if (edge_at >= 0) s_elems[edge_at] = edge;
         cf_stage_edges(p, xrow, b, d, tile_start, tile_vecs * CC1D_VEC, tid + nthreads, nthreads, s_elems);
@@ -415,7 +416,7 @@ CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
         const int j = tid + i * nthreads;
         const cc1d_i64 pos = tile_start + (cc1d_i64)j * CC1D_VEC;
 #if CC1D_SHIFTED_ROWS
-        if ((kStaged && j >= tile_vecs) || pos >= L) break;   // (the first kernel's tile fills its slots)
+        if ((i >= CC1D_FWD_CF_ILP(sizeof(x_t)) && j >= tile_vecs) || pos >= L) break;   // (tiles fill the first ILP)
 #else
         if (!has_row || pos >= L) break;
 #endif

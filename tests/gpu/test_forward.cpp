@@ -299,7 +299,7 @@ TEST_CASE("forward: channel-first rows off 16-byte boundaries through both modul
     // below a vector and below the window (width 16), around a 16-bit tile (4096 positions
     // at 128 threads) and an fp32 one (1024), past them by a few vectors (the staged
     // kernel's tiles of the row's vectors, up to one a thread more: 2603, 4099) and rows of
-    // two such tiles (8199); states at both ends; both kernels of each
+    // several tiles (5121, 8199); states at both ends; both kernels of each
     // module (CC1D_MEMORY_GBPS), and the main module's shifted loads
     // (CC1D_DISABLE_SHIFTED_ROWS).
     struct Views {
@@ -313,7 +313,7 @@ TEST_CASE("forward: channel-first rows off 16-byte boundaries through both modul
             ScopedEnv memory("CC1D_MEMORY_GBPS", gbps);
             MainForwardKernelsOnly main_only;   // short rows too through the kernels under test
             for (DType x : {DType::bf16, DType::fp32, DType::fp16})
-                for (std::int64_t L : {1, 3, 7, 9, 15, 1021, 1027, 2603, 4093, 4099, 4103, 8199})
+                for (std::int64_t L : {1, 3, 7, 9, 15, 1021, 1027, 2603, 4093, 4099, 4103, 5121, 8199})
                     for (int width : {4, 16}) {
                         const int turn = static_cast<int>(index);
                         const Views vw = views[turn % 5];

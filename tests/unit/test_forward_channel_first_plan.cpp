@@ -160,6 +160,28 @@ TEST_CASE("channel-first forward: rows off 16-byte boundaries follow their own b
                 CHECK(std::int64_t(shifted_x.block.x) / 2 * (ilp + 1) < vectors);
                 CHECK(shifted_x.block.x == (x == DType::bf16 ? 32u : 128u));
                 CHECK(std::int64_t(shifted_x.grid.x) * shifted_x.grid.y == c.B * c.D * shifted_x.params.tiles);
+                // The first kernel's tile where the round more would only halve 128 threads
+                // (2055 + 7 in bf16: 258 vectors, one tile of 512); rows of several tiles
+                // in the fewest of at most ILP + 1 vectors a thread that keep ILP (8199 + 7:
+                // 1026 vectors, two tiles of 513, not three of 512; 16383 + 7: 2049, four of
+                // 513; 5121 + 7: 641, two of 321 would keep fewer than ILP, so two of 512).
+                if (x == DType::bf16) {
+                    c.misaligned = true;
+                    struct Row {
+                        std::int64_t L, threads, tiles, vecs;
+                    };
+                    for (const Row row : {Row{2055, 128, 1, 512}, Row{8199, 128, 2, 513}, Row{16383, 128, 4, 513},
+                                          Row{5121, 128, 2, 512}}) {
+                        CAPTURE(row.L);
+                        c.L = row.L;
+                        const auto call = launched(c, kH200Gbps);
+                        CHECK(call.kernel == Kernel::staged);
+                        CHECK(call.block.x == unsigned(row.threads));
+                        CHECK(call.params.tiles == row.tiles);
+                        CHECK(call.params.chunk_len == row.vecs * vec);
+                    }
+                    c.misaligned = false;
+                }
             }
             CHECK(aligned.params.vector_ok == 1);
         }

@@ -22,23 +22,30 @@ int threads_for_row(std::int64_t seqlen, int elems_per_thread, int rows) {
 
 // Channels a block computes: with seq_idx CC1D_FWD_CF_SEQ_ROWS (a power of two, so a
 // warp's worth of threads splits evenly), which share the tile's ids; otherwise one.
-// The staged kernel of the module of rows off 16-byte boundaries: a tile of the vectors a
-// row and its lead need, up to ilp + 1 a thread (fwd_channel_first.cu, kCfIlp). The
-// fewest threads (a power of two, a warp up to CC1D_FWD_CF_THREADS) that cover the row so,
-// then the fewest tiles of at most that many vectors, split evenly: a row that passes a
-// power-of-two tile by a vector or two (L = 1031 and its lead: 130 vectors in bf16) takes
-// one warp's tile rather than twice the threads, half of them idle, and 4x5376x4099 one
-// tile a row rather than a second of a few positions.
+// The staged kernel of the module of rows off 16-byte boundaries: tiles of up to ilp + 1
+// vectors a thread (fwd_channel_first.cu, kCfIlp), never fewer than ilp (the kernel's
+// first ilp rounds are whole). The threads of the main module's rule (a power of two from
+// a warp up to CC1D_FWD_CF_THREADS that covers the row at ilp vectors each), then one
+// round more where that leaves a tile of one warp instead of two, and a row's fewest tiles
+// of at most ilp + 1 vectors a thread, split evenly, where each keeps at least ilp. On an
+// H200 (bf16 SiLU; docs/perf.md entry 126): 4x2048x1031 (130 vectors with the lead) 16%
+// faster in a warp's tile than in 64 threads, 4x2048x1100 13%; 4x5376x4099 8% faster in
+// one tile a row than with a second of two vectors, fp32 there 2% in three tiles than in
+// five; 4x2048x2055 6% slower at 64 threads than at 128 (not taken), 2x1024x8199 2% slower
+// in two tiles of 513 vectors than in three of 512, 512 and 2 (taken all the same).
 struct OwnTile {
     int threads;
     std::int64_t vecs, tiles;
 };
 OwnTile own_boundary_tile(std::int64_t row_vectors, int ilp) {
-    const int most = ilp + 1;
     int threads = 32;
-    while (threads < CC1D_FWD_CF_THREADS && std::int64_t(threads) * most < row_vectors) threads *= 2;
-    const std::int64_t tiles = std::max<std::int64_t>(1, util::ceil_div(row_vectors, std::int64_t(threads) * most));
-    return {threads, std::max<std::int64_t>(1, util::ceil_div(row_vectors, tiles)), tiles};
+    while (threads < CC1D_FWD_CF_THREADS && std::int64_t(threads) * ilp < row_vectors) threads *= 2;
+    if (threads == 64 && 32 * (ilp + 1) >= row_vectors) return {32, row_vectors, 1};
+    const std::int64_t slots = std::int64_t(threads) * ilp;
+    const std::int64_t tiles = std::max<std::int64_t>(1, util::ceil_div(row_vectors, std::int64_t(threads) * (ilp + 1)));
+    const std::int64_t vecs = util::ceil_div(row_vectors, tiles);
+    if (vecs >= slots) return {threads, vecs, tiles};
+    return {threads, slots, std::max<std::int64_t>(1, util::ceil_div(row_vectors, slots))};
 }
 
 int rows_per_block(const Variant& variant) {
