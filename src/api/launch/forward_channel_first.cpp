@@ -20,8 +20,6 @@ int threads_for_row(std::int64_t seqlen, int elems_per_thread, int rows) {
     return threads;
 }
 
-// Channels a block computes: with seq_idx CC1D_FWD_CF_SEQ_ROWS (a power of two, so a
-// warp's worth of threads splits evenly), which share the tile's ids; otherwise one.
 // The staged kernel of the module of rows off 16-byte boundaries: tiles of up to ilp + 1
 // vectors a thread (fwd_channel_first.cu, kCfIlp), never fewer than ilp (the kernel's
 // first ilp rounds are whole). The threads of the main module's rule (a power of two from
@@ -48,6 +46,8 @@ OwnTile own_boundary_tile(std::int64_t row_vectors, int ilp) {
     return {threads, slots, std::max<std::int64_t>(1, util::ceil_div(row_vectors, slots))};
 }
 
+// Channels a block computes: with seq_idx CC1D_FWD_CF_SEQ_ROWS (a power of two, so a
+// warp's worth of threads splits evenly), which share the tile's ids; otherwise one.
 int rows_per_block(const Variant& variant) {
     return variant.seq_idx ? CC1D_FWD_CF_SEQ_ROWS(static_cast<int>(dtype_size(variant.x_dtype))) : 1;
 }
