@@ -36,8 +36,7 @@ struct OwnTile {
     std::int64_t vecs, tiles;
 };
 OwnTile own_boundary_tile(std::int64_t row_vectors, int ilp) {
-    int threads = 32;
-    while (threads < CC1D_FWD_CF_THREADS && std::int64_t(threads) * ilp < row_vectors) threads *= 2;
+    const int threads = threads_for_row(row_vectors, ilp, 1);   // (counted in vectors)
     if (threads == 64 && 32 * (ilp + 1) >= row_vectors) return {32, row_vectors, 1};
     const std::int64_t slots = std::int64_t(threads) * ilp;
     const std::int64_t tiles = std::max<std::int64_t>(1, util::ceil_div(row_vectors, std::int64_t(threads) * (ilp + 1)));
@@ -101,15 +100,15 @@ void forward_channel_first(Launcher& launcher, const Variant& variant, const For
                                      "along L at whole-element addresses (an internal error: it was picked for other rows)");
     p.vector_ok = aligned_rows(args) || own_boundaries;
     const bool staged = takes_staged_kernel(launcher, variant, p);
+    const std::int64_t lead_room = own_boundaries ? util::lead_room(args.x) : 0;
     int threads = 0;
     std::int64_t tile_vecs = 0;
     if (own_boundaries && staged) {
-        const OwnTile tile = own_boundary_tile(util::ceil_div(p.seqlen + util::lead_room(args.x), vec), ilp);
+        const OwnTile tile = own_boundary_tile(util::ceil_div(p.seqlen + lead_room, vec), ilp);
         threads = tile.threads;
         tile_vecs = tile.vecs;
         p.tiles = tile.tiles;
     } else {   // (the first kernel's tile: its threads' ilp vectors each)
-        const std::int64_t lead_room = own_boundaries ? util::lead_room(args.x) : 0;
         threads = threads_for_row(p.seqlen + lead_room, ilp * vec, rows);   // a row's
         tile_vecs = std::int64_t(threads) * ilp;
         // At least one tile: with L == 0 the block still writes final_states (from the halo).
