@@ -56,16 +56,31 @@ constexpr int kBfGPad = (CC1D_K + 3) / 4 * 4;                 // g read after a 
 // one aligned load or cp.async copy, and so are dout's and dx's where their rows sit at
 // x's offset (contiguous tensors; else they take bf_load_vector's shifted loads and the
 // widest aligned stores). A row's first and last vectors, which hold positions outside it,
-// are staged one element a thread (bf_unit), as fwd_channel_first.cu does. The
-// plan leaves room for the lead: tiles of 5 vectors a thread where that saves a row a tile
-// (CC1D_BWD_CF_OWN_ILP; 4x5376x4095 bf16 SiLU 15% faster than a second tile of 1-6
-// positions for most rows, docs/perf.md entry 124), else one more tile where a row needs
-// it, which a row of a smaller lead skips when it starts past its end. A tile holds the
-// vectors its row and lead need (p.tile_len), split evenly over the row's tiles, not the
-// block's slots, and shared memory only those (4x5376x4095: 513 vectors, not 640; 6
-// blocks an SM instead of 5, 7-12% faster on an H200, entry 126). Each place that
-// differs is under #if, so the other modules compile to the code they were measured with.
+// are staged one element a thread (bf_unit), as fwd_channel_first.cu does.
+// The plan's tiles cover L positions a row, the vectors of an aligned row (ceil(L / VEC)),
+// not L + lead: a row's last tile then leaves its row's last lead positions or fewer
+// (at most VEC - 1, the row's tail) after its end, in the vector that the tile's halo
+// after it stages anyway. Their g, dw and db terms come with the g of the positions after
+// the tile (bf_grad_after), their dx one a thread (bf_dx_tail). So a row of 1023
+// positions is a tile of 128 vectors, two rounds of 64 threads, where 1023 + lead took
+// 129, a third round for one lane; 4095 takes 512 vectors, four rounds of 128 threads,
+// where it took 513 (docs/perf.md entry 127); width 1, without a halo, keeps tiles of L +
+// lead positions (BF_ROW_TAIL). Tiles of 5 vectors a thread where that
+// saves a row a tile (CC1D_BWD_CF_OWN_ILP; entry 124). A tile holds the vectors the plan
+// splits evenly over a row's tiles (p.tile_len), not the block's slots, and shared
+// memory only those (entry 126). Each place that differs is under #if, so the other
+// modules compile to the code they were measured with.
 #define BF_OWN_BOUNDARIES (CC1D_SHIFTED_ROWS && !CC1D_HAS_SEQ_IDX)
+// Width 1 has no halo to hold a row's tail: its tiles cover L + lead positions (the host
+// plans them so), and a row of a smaller lead skips its last tile where that starts past
+// the row end.
+#define BF_ROW_TAIL (BF_OWN_BOUNDARIES && CC1D_K > 0)
+// Positions after the tile whose g phase 2 computes: the K that dx of the tile's last
+// positions reads, and in the module the row's tail.
+constexpr int kBfGAfter = BF_ROW_TAIL && CC1D_VEC - 1 > CC1D_K ? CC1D_VEC - 1 : CC1D_K;
+// The x̃ vectors after the tile are staged for SiLU (the z of the K positions after it)
+// and in the module (the row's tail).
+#define BF_X_AFTER (CC1D_SILU || BF_ROW_TAIL)
 constexpr int kBfIlp = BF_OWN_BOUNDARIES ? CC1D_BWD_CF_OWN_ILP((int)sizeof(x_t))   // most vectors per thread per tile
                                         : CC1D_BWD_CF_ILP((int)sizeof(x_t));
 
@@ -500,18 +515,22 @@ CC1D_DEVICE void bf_grad_pass(const cc1d_bwd_params& p, const bf_shared& s, cons
 }
 
 // g of the K positions after the tile (for dx of the tile's last positions); these belong
-// to the next tile's sums, so nothing accumulates here.
+// to the next tile's sums, so nothing accumulates here, but in the module for the row's
+// tail after its last tile (kBfGAfter positions: bf_dx_tail reads their g), whose dw and
+// db terms are this tile's.
 CC1D_DEVICE void bf_grad_after(const cc1d_bwd_params& p, const bf_shared& s, const bf_tile& t, const float (&w)[CC1D_WIDTH],
-                               float bias) {
+                               float bias, float (&dw)[CC1D_WIDTH], float& db) {
     const int j = threadIdx.x;
-    if (BF_G_IS_DOUT || j >= CC1D_K) return;
+    if (BF_G_IS_DOUT || j >= kBfGAfter) return;
     const cc1d_i64 pos = t.t0 + t.tile_len + j;
     float gv = 0.0f;
     if (pos < t.L) {
         gv = cc1d_to_float(reinterpret_cast<const x_t*>(s.d + t.tile_vecs)[j]);
         const int m = t.tile_len + j;   // tile-relative index of pos
-#if CC1D_SILU
+#if BF_X_AFTER
         const x_t* xs = reinterpret_cast<const x_t*>(s.x) + kBfHaloElems;
+#endif
+#if CC1D_SILU
         float z = bias;
 #pragma unroll
         for (int k = 0; k <= CC1D_K; ++k) {
@@ -526,10 +545,17 @@ CC1D_DEVICE void bf_grad_after(const cc1d_bwd_params& p, const bf_shared& s, con
 #if CC1D_HAS_SEQ_IDX
         if (!cc1d_seq_real(bf_mask_at(s, m))) gv = 0.0f;
 #endif
+#if BF_ROW_TAIL
+        if (t.tile == p.tiles - 1) {   // the row's tail
+            db += gv;
+#pragma unroll
+            for (int k = 0; k <= CC1D_K; ++k) dw[k] = fmaf(gv, cc1d_to_float(xs[m - CC1D_K + k]), dw[k]);
+        }
+#endif
         (void)m;
     }
     s.g[bf_g_index(s, t.tile_len + j)] = gv;
-    (void)p; (void)w; (void)bias;
+    (void)p; (void)w; (void)bias; (void)dw; (void)db;
 }
 
 // dx of the own vector j (row position pos), from gw[m] = g[pos + m], the own vector's g
@@ -642,6 +668,29 @@ CC1D_DEVICE void bf_dx_pass(const cc1d_bwd_params& p, const bf_shared& s, const 
     }
 }
 
+#if BF_ROW_TAIL
+// dx of the row's tail, the positions after its last tile (at most VEC - 1: header
+// comment), one a thread of the first warp, from the g bf_grad_after left after the tile
+// (0 past the row end, not read) and dfinal near the row end.
+CC1D_DEVICE void bf_dx_tail(const cc1d_bwd_params& p, const bf_shared& s, const bf_tile& t, const float (&w)[CC1D_WIDTH]) {
+    const int j = threadIdx.x;
+    const cc1d_i64 pos = t.t0 + t.tile_len + j;
+    if (j >= CC1D_VEC - 1 || t.tile != p.tiles - 1 || pos >= t.L) return;
+    const int tail = (int)(t.L - (t.t0 + t.tile_len));
+    float acc = 0.0f;
+#pragma unroll
+    for (int k = 0; k <= CC1D_K; ++k) {
+        const int m = j + CC1D_K - k;   // g[pos + K - k], at tail position m
+        if (m < tail) acc = fmaf(w[k], bf_g_at(s, t.tile_len + m), acc);
+    }
+#if CC1D_HAS_FINAL_STATES
+    const cc1d_i64 f = pos - (t.L - CC1D_K);   // final_states[f] = x̃[pos]
+    if (f >= 0) acc += s.fin[f];
+#endif
+    t.dxrow[pos * p.dx_stride_l] = cc1d_to_x(acc);
+}
+#endif
+
 #if BF_CAN_STAGE_ASYNC
 
 // The own vectors of x and dout: whole aligned vectors by cp.async, tails and unaligned
@@ -742,7 +791,11 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
     // dout a thread of the first 2 * VEC, issued with the tile's loads so the block waits
     // one memory latency, as for an aligned row (fwd_channel_first.cu measured a thread
     // that loads them element by element, one vector after the other, 9% slower).
-    const int edge_at = tid < 2 * CC1D_VEC ? cc1d_row_edge_element(t.t0, t.tile_len, t.L, tid) : -1;
+    // The row's last vector may lie after the tile (the row's tail, in the halo's vectors):
+    // staged so too, where the halo's threads would take it element by element, one thread
+    // each for x and dout (up to ~200 instructions a unit on the first warp, which the
+    // tile's rounds then wait for at the barrier).
+    const int edge_at = tid < 2 * CC1D_VEC ? cc1d_row_edge_element(t.t0, t.tile_len + kBfHalo * CC1D_VEC, t.L, tid) : -1;
     x_t edge_x = cc1d_of_bits<x_t>(0u), edge_d = cc1d_of_bits<x_t>(0u);
     if (edge_at >= 0) {
         const cc1d_i64 q = t.t0 + edge_at;
@@ -750,15 +803,29 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
         if (q >= 0 && q < t.L) edge_d = t.drow[q * p.dout_stride_l];
     }
 #endif
-    // Halo roles by thread: [0, H) x history, [H, 2H) x after the tile (silu), [2H, 3H) dout after.
+    // Halo roles by thread: [0, H) x history, [H, 2H) x after the tile (BF_X_AFTER), [2H, 3H) dout after.
+    // In the module a vector after the tile that is the row's edge vector is left to the edge
+    // elements (halo_staged false), and without SiLU x after the tile is read for the row's
+    // tail only (its last tile).
     cc1d_vec16 halo = cc1d_v16_zero();
+    bool halo_staged = true;
     if (tid < kBfHalo) {
         halo = bf_load_x(p, t.xrow, t.b, t.d, t.t0 - (cc1d_i64)(kBfHalo - tid) * CC1D_VEC);
-    } else if (CC1D_SILU && tid < 2 * kBfHalo) {
-        halo = bf_load_x(p, t.xrow, t.b, t.d, t.t0 + t.tile_len + (cc1d_i64)(tid - kBfHalo) * CC1D_VEC);
+    } else if (BF_X_AFTER && tid < 2 * kBfHalo) {
+        const cc1d_i64 pos = t.t0 + t.tile_len + (cc1d_i64)(tid - kBfHalo) * CC1D_VEC;
+#if BF_ROW_TAIL
+        halo_staged = !cc1d_row_edge_vector(pos, t.L);
+        if (halo_staged && (CC1D_SILU || t.tile == p.tiles - 1)) halo = bf_load_x(p, t.xrow, t.b, t.d, pos);
+#else
+        halo = bf_load_x(p, t.xrow, t.b, t.d, pos);
+#endif
     } else if (tid >= 2 * kBfHalo && tid < 3 * kBfHalo) {
         const cc1d_i64 pos = t.t0 + t.tile_len + (cc1d_i64)(tid - 2 * kBfHalo) * CC1D_VEC;
-        if (pos < t.L) halo = bf_load_vector(t.drow, p.dout_stride_l, pos, t.L, bf_whole_vector(p, t, bf_dout_row, pos));
+#if BF_ROW_TAIL
+        halo_staged = !cc1d_row_edge_vector(pos, t.L);
+#endif
+        if (halo_staged && pos < t.L)
+            halo = bf_load_vector(t.drow, p.dout_stride_l, pos, t.L, bf_whole_vector(p, t, bf_dout_row, pos));
     }
 #if CC1D_HAS_SEQ_IDX
     // Seq masks of the own vectors and (threads h < kBfHalo) of vector tile_vecs + h after
@@ -772,7 +839,11 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
 #if CC1D_HAS_FINAL_STATES
     // dfinal_states of the row, for the tile that reaches its last K positions (tile 0 too
     // when L < K: they reach dinitial_states there).
+#if BF_ROW_TAIL
+    const bool reaches_end = t.t0 + t.tile_len > t.L - CC1D_K || t.tile == p.tiles - 1;   // (the row's tail too)
+#else
     const bool reaches_end = t.t0 + t.tile_len > t.L - CC1D_K;
+#endif
     float fin = 0.0f;
     if (reaches_end && tid < CC1D_K) {
         const x_t* f = reinterpret_cast<const x_t*>(p.dfinal_states);
@@ -804,8 +875,11 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
     }
 #endif
     if (tid < kBfHalo) s.x[tid] = halo;
-    else if (CC1D_SILU && tid < 2 * kBfHalo) s.x[kBfHalo + t.tile_vecs + tid - kBfHalo] = halo;
-    else if (tid >= 2 * kBfHalo && tid < 3 * kBfHalo) s.d[t.tile_vecs + tid - 2 * kBfHalo] = halo;
+    else if (BF_X_AFTER && tid < 2 * kBfHalo) {
+        if (halo_staged) s.x[kBfHalo + t.tile_vecs + tid - kBfHalo] = halo;
+    } else if (tid >= 2 * kBfHalo && tid < 3 * kBfHalo) {
+        if (halo_staged) s.d[t.tile_vecs + tid - 2 * kBfHalo] = halo;
+    }
 #if CC1D_HAS_SEQ_IDX
 #pragma unroll
     for (int i = 0; i < kBfIlp; ++i)
@@ -821,10 +895,13 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
     __syncthreads();
 
     bf_grad_pass(p, s, t, w, bias, dw, db);
-    bf_grad_after(p, s, t, w, bias);
+    bf_grad_after(p, s, t, w, bias, dw, db);
     __syncthreads();
 
     bf_dx_pass(p, s, t, w);
+#if BF_ROW_TAIL
+    bf_dx_tail(p, s, t, w);
+#endif
     bf_dinit(p, s, t, w);
 }
 
@@ -880,10 +957,15 @@ extern "C" __global__ void BF_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
                                   : 0;
 #if BF_OWN_BOUNDARIES
     bf_follow_row(p, t);
-    bool taps_pending = true;   // (a block whose first unit is skipped takes them at its next)
+#endif
+#if BF_OWN_BOUNDARIES && !BF_ROW_TAIL
+    bool taps_pending = true;   // (width 1: a block whose first unit is skipped takes them at its next)
 #endif
     for (cc1d_i64 u = first; u < last; ++u) {
-#if BF_OWN_BOUNDARIES
+#if BF_ROW_TAIL
+        t.t0 = t.tile * t.tile_len - t.lead;   // (every tile starts before the row end: header comment)
+        bf_unit(p, s, t, u == first, taps, w, bias, dw, db);
+#elif BF_OWN_BOUNDARIES
         t.t0 = t.tile * t.tile_len - t.lead;
         if (t.tile == 0 || t.t0 < t.L) {   // (a row of a smaller lead than the plan's room skips its last tile)
             bf_unit(p, s, t, taps_pending, taps, w, bias, dw, db);

@@ -312,9 +312,12 @@ TEST_CASE("backward: channel-first rows off 16-byte boundaries, x, dout and dx m
     // path); both stagings of 16-bit tiles; rows of 17 (a partial last vector in 16-bit),
     // 1031 and 4099 steps. Contiguous tensors of odd lengths (every row at x's offset, so
     // the module's tiles follow the rows' own boundaries with aligned dout and dx too):
-    // 4095 (a tile of the row's 513 vectors, 5 rounds of 128 threads, the last of one
-    // vector), 1029 at width 16, 5 (one vector holds the whole row), with states at both
-    // ends, 8190 (two tiles of 513 vectors a row) and 1023 (129 vectors, 3 rounds of 64).
+    // 4095 (a tile of 512 vectors, 4 rounds of 128 threads, and a row's tail of up to 6
+    // positions after it), 1029 at width 16, 5 (one vector holds the whole row, or all
+    // but its tail), with states at both ends, 8190 (two tiles of 512 vectors a row), 1023
+    // (128 vectors, 2 rounds of 64) and 2047 at width 2 with both states (tails of up to 6
+    // positions, past the K after the tile); 1024 with x, dout and dx one element off
+    // (every row a tail of one position, its dfinal).
     std::uint64_t index = 0;
     const ViewOptions aligned = view_kind(0, false), by_one = view_kind(2, false), strided_by_three = view_kind(3, false);
     for (const char* main_module : {"0", "1"})
@@ -322,15 +325,16 @@ TEST_CASE("backward: channel-first rows off 16-byte boundaries, x, dout and dx m
             ScopedEnv element_wise("CC1D_DISABLE_SHIFTED_ROWS", main_module);
             ScopedEnv memory("CC1D_MEMORY_GBPS", gbps);
             for (DType x : {DType::fp32, DType::bf16, DType::fp16})
-                for (int turn = 0; turn < 9; ++turn) {
+                for (int turn = 0; turn < 11; ++turn) {
                     if (x == DType::fp32 && main_module[0] == '1') continue;   // (fp32: the same module either way)
                     const auto at = static_cast<std::size_t>(turn);
-                    const int width = std::array<int, 9>{2, 4, 5, 8, 4, 16, 3, 4, 2}[at];
+                    const int width = std::array<int, 11>{2, 4, 5, 8, 4, 16, 3, 4, 2, 3, 2}[at];
                     const Activation act = (turn + static_cast<int>(index)) % 2 == 0 ? Activation::silu : Activation::none;
                     BackwardVariant v{Layout::channel_first, {x, x}, width, act, true, turn == 3, turn == 1 || turn >= 4,
-                                      turn == 2 || turn == 4 || turn == 6, true};
-                    const std::int64_t L = std::array<std::int64_t, 9>{1031, 4099, 17, 1031, 4095, 1029, 5, 8190, 1023}[at];
-                    const ViewOptions views[9][3] = {{by_one, aligned, aligned},
+                                      turn == 2 || turn == 4 || turn == 6 || turn >= 9, true};
+                    const std::int64_t L =
+                        std::array<std::int64_t, 11>{1031, 4099, 17, 1031, 4095, 1029, 5, 8190, 1023, 1024, 2047}[at];
+                    const ViewOptions views[11][3] = {{by_one, aligned, aligned},
                                                      {aligned, strided_by_three, aligned},
                                                      {aligned, aligned, by_one},
                                                      {strided_by_three, by_one, strided_by_three},
@@ -338,6 +342,8 @@ TEST_CASE("backward: channel-first rows off 16-byte boundaries, x, dout and dx m
                                                      {aligned, aligned, aligned},
                                                      {aligned, aligned, aligned},
                                                      {aligned, aligned, aligned},
+                                                     {aligned, aligned, aligned},
+                                                     {by_one, by_one, by_one},
                                                      {aligned, aligned, aligned}};
                     const auto& view = views[turn];
                     const Run r{L > 2000 ? 1 : 3, L > 2000 ? 300 : 37, L, view[0], view[1], view[2], aligned, turn % 2 == 0,

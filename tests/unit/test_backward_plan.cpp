@@ -454,13 +454,13 @@ TEST_CASE("channel-first backward plan: the workspace query covers the plan of e
         for (const bool seq_idx : {false, true})
             for (const auto& shape : std::vector<std::array<std::int64_t, 3>>{
                      {4, 5376, 4096}, {4, 256, 4096}, {16, 3, 4099}, {3, 4800, 2050}, {8, 2048, 1024}, {2, 20000, 777},
-                     {8, 4, 4095}}) {
+                     {8, 4, 4095}, {8, 4, 4100}}) {
                 Variant v = backward_variant(dtype, Layout::channel_first);
                 v.seq_idx = seq_idx;
                 const BackwardArgs args = channel_first_args(shape[0], shape[1], shape[2], dtype);
                 const std::size_t query = launch::backward_workspace_bytes(v, args);
                 // (The Runtime picks the module of rows off 16-byte boundaries after the
-                // query; its plan may take one more tile a row: 8x4x4095 in 16-bit.)
+                // query; its plan may take other tiles: 8x4x4100 in 16-bit.)
                 for (const bool shifted_rows : {false, true})
                     for (int sm_count = 1; sm_count <= 1024; sm_count += sm_count < 16 ? 1 : 7)
                         for (const bool fast_memory : {false, true}) {
@@ -475,13 +475,6 @@ TEST_CASE("channel-first backward plan: the workspace query covers the plan of e
                             CHECK(backward::workspace_bytes(v, args, plan) <= query);
                         }
             }
-    // That shape's module does take more parts than the main module's plan there.
-    Variant shifted = backward_variant(DType::bf16, Layout::channel_first);
-    shifted.shifted_rows = true;
-    const BackwardArgs args = channel_first_args(8, 4, 4095, DType::bf16);
-    CHECK(backward::plan_channel_first(shifted, args, kH200Multiprocessors, true).parts >
-          backward::plan_channel_first(backward_variant(DType::bf16, Layout::channel_first), args, kH200Multiprocessors, true)
-              .parts);
 }
 
 TEST_CASE("channel-first backward plan: the shifted-rows module's tiles follow x's rows' own boundaries") {
@@ -507,32 +500,37 @@ TEST_CASE("channel-first backward plan: the shifted-rows module's tiles follow x
         CHECK(backward::make_params(v, odd).vector_ok == 1);   // (x's vectors follow its rows' boundaries)
         CHECK_FALSE(backward::follows_own_boundaries(main_module, odd));
         CHECK(backward::make_params(main_module, odd).vector_ok == 0);
-        // A row starts up to 7 positions after its first vector: 4095 + 7 positions would
-        // take a second tile of 4096, so the tile takes up to 5 vectors a thread (within the
-        // shared memory a block may use), and as many vectors as the row needs: 513 (4104
-        // positions, not the block's 640 slots); 4089 + 7 fit 4096; 8190 + 7 take two tiles
-        // of 513 vectors (three of 4096); the main module plans tiles of 4096 for all.
+        // A row starts up to 7 positions after its first vector, yet the tiles cover L
+        // positions, an aligned row's vectors, the kernel taking a row's tail after its last
+        // tile from the tile's halo: 4095 and 4089 take one tile of 512 vectors (4 rounds of
+        // 128 threads), 8190 two. 4100 would take a second tile of one vector, so its tile
+        // takes up to 5 vectors a thread (within the shared memory a block may use), as
+        // many as the row needs: 513 (4104 positions, not the block's 640 slots). The main
+        // module plans tiles of 4096 for all.
         auto plan_of = [&](const Variant& variant, std::int64_t seqlen) {
             return backward::plan_channel_first(variant, args_of(dtype, 4, 5376, seqlen, aligned, contiguous(5376, seqlen)),
                                                 kH200Multiprocessors, true);
         };
-        for (std::int64_t seqlen : {4095, 4089, 8190}) {
+        for (std::int64_t seqlen : {4095, 4089, 8190, 4100}) {
             CAPTURE(seqlen);
             const backward::Plan plan = plan_of(v, seqlen);
             CHECK(plan.shared_bytes <= 48u * 1024u);
             CHECK(plan.stage_async);
-            CHECK(plan.tile_len == (seqlen == 4089 ? 4096 : 4104));
+            CHECK(plan.tile_len == (seqlen == 4100 ? 4104 : 4096));
             CHECK(plan.block.x == 128u);
-            CHECK(plan.ilp == (seqlen == 4089 ? 4 : CC1D_BWD_CF_OWN_ILP(2)));
+            CHECK(plan.ilp == (seqlen == 4100 ? CC1D_BWD_CF_OWN_ILP(2) : 4));
             CHECK(plan.tiles == (seqlen == 8190 ? 2 : 1));
+            CHECK(plan.tiles * plan.tile_len >= seqlen);   // (the tail is under a vector)
             CHECK(plan_of(main_module, seqlen).tile_len == 4096);
         }
-        // Its shared memory is that of the tile, not of the block's slots: 4095 takes less
+        // Its shared memory is that of the tile, not of the block's slots: 4100 takes less
         // than 4096 + 1024 positions would (the main module's tile at 5 vectors a thread).
-        CHECK(plan_of(v, 4095).shared_bytes < plan_of(v, 4089).shared_bytes * 5 / 4);
-        // Rows of one tile: 1023 + 7 positions take 129 vectors (64 threads, 3 rounds, the
-        // last of one vector), 511 + 7 take 65 (64 threads, 2 rounds).
-        for (const auto& [seqlen, vectors, ilp] : {std::array<std::int64_t, 3>{1023, 129, 3}, {511, 65, 2}}) {
+        CHECK(plan_of(v, 4100).shared_bytes < plan_of(v, 4089).shared_bytes * 5 / 4);
+        // Rows of one tile: 1023 takes 128 vectors (64 threads, 2 rounds; with its lead it
+        // took 129, a third round of one vector), 511 takes 64 (one round); 1031 passes 128
+        // vectors by one (64 threads, 3 rounds, the last of one vector).
+        for (const auto& [seqlen, vectors, ilp] :
+             {std::array<std::int64_t, 3>{1023, 128, 2}, {511, 64, 1}, {1031, 129, 3}}) {
             CAPTURE(seqlen);
             const backward::Plan plan = backward::plan_channel_first(
                 v, args_of(dtype, 4, 4096, seqlen, aligned, contiguous(4096, seqlen)), kH200Multiprocessors, true);
@@ -541,6 +539,13 @@ TEST_CASE("channel-first backward plan: the shifted-rows module's tiles follow x
             CHECK(plan.ilp == ilp);
             CHECK(plan.tiles == 1);
         }
+        // Width 1 has no halo to hold a row's tail: its tiles cover L + lead positions,
+        // 1023 + 7 in 129 vectors.
+        Variant narrow = v;
+        narrow.width = 1;
+        CHECK(backward::plan_channel_first(narrow, args_of(dtype, 4, 4096, 1023, aligned, contiguous(4096, 1023)),
+                                           kH200Multiprocessors, true)
+                  .tile_len == 129 * 8);
         // x on 16-byte boundaries (dout or dx off them): no lead, no room.
         BackwardArgs dout_off = args_of(dtype, 4, 5376, 4096, aligned, contiguous(5376, 4096));
         dout_off.dout = Tensor(reinterpret_cast<const void*>(off_by_one), dtype, {4, 5376, 4096}, {5376 * 4096, 4096, 1});
@@ -560,9 +565,9 @@ TEST_CASE("channel-first backward plan: the shifted-rows module's tiles follow x
             test::ScopedEnv shifted("CC1D_DISABLE_OWN_BOUNDARIES", "1");
             CHECK_FALSE(backward::follows_own_boundaries(v, odd));
             CHECK(backward::make_params(v, odd).vector_ok == 0);
-            CHECK(plan_of(v, 4095).tile_len == 4096);
+            CHECK(plan_of(v, 4100).tile_len == 4096);
         }
-        CHECK(plan_of(v, 4095).tile_len == 4104);
+        CHECK(plan_of(v, 4100).tile_len == 4104);
     }
     // fp32 has no such module (normalized away).
     Variant fp32 = backward_variant(DType::fp32, Layout::channel_first);

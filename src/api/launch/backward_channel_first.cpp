@@ -64,16 +64,21 @@ Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm
     const int vec = util::vector_elems(variant.x_dtype);
     Plan plan;
     // Tiles that follow x's rows' own boundaries start up to vec - 1 positions before a
-    // row (bwd_channel_first.cu, BF_OWN_BOUNDARIES): the tiles cover that room too.
-    const std::int64_t lead_room = follows_own_boundaries(variant, args) ? util::lead_room(args.x) : 0;
+    // row (bwd_channel_first.cu, BF_OWN_BOUNDARIES) and cover L positions all the same,
+    // the vectors of an aligned row: a row's last tile leaves up to its lead of positions
+    // after it, which the kernel takes from the tile's halo (the row's tail, BF_ROW_TAIL).
+    // Width 1 has no halo: its tiles cover the lead's room too.
+    const bool own_boundaries = follows_own_boundaries(variant, args);
+    const std::int64_t lead_room = own_boundaries && variant.width == 1 ? util::lead_room(args.x) : 0;
     const std::int64_t row_vectors = util::ceil_div(seqlen + lead_room, vec);
     const int elem_bytes = static_cast<int>(dtype_size(variant.x_dtype));
     int threads = 0;
     size_tile(variant, row_vectors, vec, CC1D_BWD_CF_ILP(elem_bytes), threads, plan.ilp);
-    // With that room, tiles of up to CC1D_BWD_CF_OWN_ILP vectors a thread where they save a
-    // row a tile (4x5376x4095 in 16-bit: one of 5120 positions, not a second of 1-6 for
-    // most rows: 15% faster on an H200 with SiLU, 11% without, docs/perf.md entry 124).
-    if (lead_room > 0) {
+    // There, tiles of up to CC1D_BWD_CF_OWN_ILP vectors a thread where they save a row a
+    // tile (4x5376x4100 in 16-bit: one of 513 vectors, not a second of one; with room for
+    // the lead, 4x5376x4095 ran 15% faster that way on an H200 with SiLU, 11% without,
+    // docs/perf.md entry 124).
+    if (own_boundaries) {
         int wide_threads = 0, wide_ilp = 0;
         size_tile(variant, row_vectors, vec, CC1D_BWD_CF_OWN_ILP(elem_bytes), wide_threads, wide_ilp);
         const std::int64_t wide_tiles = util::ceil_div(row_vectors, std::int64_t(wide_threads) * wide_ilp);
@@ -103,12 +108,13 @@ Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm
     plan.block.x = static_cast<unsigned>(threads);
     // At least one tile: with L == 0 tile 0 still turns dfinal_states into dinitial_states.
     plan.tiles = std::max<std::int64_t>(1, util::ceil_div(row_vectors, std::int64_t(threads) * plan.ilp));
-    // Tiles that follow the rows' own boundaries take the vectors a row and its lead need,
-    // split evenly over the row's tiles (the kernel reads the tile's length, not the block's
-    // slots: bwd_channel_first.cu): a row that passes the block's slots by a vector or two
-    // leaves no shared memory idle for the slots it does not fill (4x5376x4095 in 16-bit:
-    // 513 vectors, not 640).
-    const std::int64_t tile_vecs = follows_own_boundaries(variant, args)
+    // Tiles that follow the rows' own boundaries take the vectors a row needs, split evenly
+    // over the row's tiles (the kernel reads the tile's length, not the block's slots:
+    // bwd_channel_first.cu): a row that passes the block's slots by a vector or two leaves
+    // no shared memory idle for the slots it does not fill (4x5376x4100 in 16-bit: 513
+    // vectors, not 640). So (tiles - 1) * tile_vecs < row_vectors <= tiles * tile_vecs:
+    // past width 1 every tile starts before the row end, and a row's tail is under a vector.
+    const std::int64_t tile_vecs = own_boundaries
                                        ? std::max<std::int64_t>(1, util::ceil_div(row_vectors, plan.tiles))
                                        : std::int64_t(threads) * plan.ilp;
     plan.ilp = static_cast<int>(util::ceil_div(tile_vecs, std::int64_t(threads)));
