@@ -962,17 +962,17 @@ extern "C" __global__ void BF_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
     bool taps_pending = true;   // (width 1: a block whose first unit is skipped takes them at its next)
 #endif
     for (cc1d_i64 u = first; u < last; ++u) {
-#if BF_ROW_TAIL
-        t.t0 = t.tile * t.tile_len - t.lead;   // (every tile starts before the row end: header comment)
-        bf_unit(p, s, t, u == first, taps, w, bias, dw, db);
-#elif BF_OWN_BOUNDARIES
-        t.t0 = t.tile * t.tile_len - t.lead;
+#if BF_OWN_BOUNDARIES
+        t.t0 = t.tile * t.tile_len - t.lead;   // (past width 1 every tile starts before the row end: header comment)
+#else
+        t.t0 = t.tile * t.tile_len;
+#endif
+#if BF_OWN_BOUNDARIES && !BF_ROW_TAIL
         if (t.tile == 0 || t.t0 < t.L) {   // (a row of a smaller lead than the plan's room skips its last tile)
             bf_unit(p, s, t, taps_pending, taps, w, bias, dw, db);
             taps_pending = false;
         }
 #else
-        t.t0 = t.tile * t.tile_len;
         bf_unit(p, s, t, u == first, taps, w, bias, dw, db);
 #endif
         s.d += s.to_other_d;   // BF_G_IS_DOUT: the next unit's dout goes to the other buffer
