@@ -93,13 +93,15 @@ CC1D_DEVICE cc1d_vec16 cf_load_halo(const cc1d_fwd_params& p, const x_t* xrow, c
                                     cc1d_i64 pos) {
     if (pos >= 0) return cc1d_v16_load(xrow, p.x_stride_l, pos, p.seqlen, p.vector_ok != 0);
     cc1d_vec16 v = cc1d_v16_zero();
-#if CC1D_SHIFTED_ROWS && !CC1D_HAS_INITIAL_STATES
+#if !CC1D_HAS_INITIAL_STATES
     // Wholly before the row (tile 0's history): zeros, without the element loop's tests,
     // which one thread ran for every tile 0 while its block waited at the barrier:
     // 4x2048x1031 bf16 SiLU 6.6% faster on an H200 (the backward's history vector the
-    // same way; docs/perf.md, entry 125). In the main module it put 8 bytes of stack into
-    // the 16-bit staged kernels at widths 3 and 8 (sm_90), not measured yet.
-    if (pos + CC1D_VEC <= 0) return v;
+    // same way; docs/perf.md, entry 125). The main module's tiles start at whole vectors,
+    // so there a vector before the row start lies wholly before it and the loop is not
+    // compiled at all (its first form, the module's test, put 8 bytes of stack into the
+    // 16-bit staged kernels at widths 3 and 8; entry 128).
+    if (!CC1D_SHIFTED_ROWS || pos + CC1D_VEC <= 0) return v;
 #endif
 #pragma unroll
     for (int e = 0; e < CC1D_VEC; ++e) {
