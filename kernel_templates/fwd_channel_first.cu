@@ -98,10 +98,12 @@ CC1D_DEVICE cc1d_vec16 cf_load_halo(const cc1d_fwd_params& p, const x_t* xrow, c
     // which one thread ran for every tile 0 while its block waited at the barrier:
     // 4x2048x1031 bf16 SiLU 6.6% faster on an H200 (the backward's history vector the
     // same way; docs/perf.md, entry 125). The main module's tiles start at whole vectors,
-    // so there a vector before the row start lies wholly before it and the loop is not
-    // compiled at all (its first form, the module's test, put 8 bytes of stack into the
-    // 16-bit staged kernels at widths 3 and 8; entry 128).
-    if (!CC1D_SHIFTED_ROWS || pos + CC1D_VEC <= 0) return v;
+    // so there a vector before the row start lies wholly before it and, in 16-bit, the
+    // loop is not compiled at all: width 8 1.6-2.0% faster on 8x2048x1024, 4x4096x512
+    // 2.6%, seq_idx 2.3% (entry 128; the module's test had put 8 bytes of stack into the
+    // staged kernels at widths 3 and 8). fp32 keeps the loop: without it its staged
+    // seq_idx kernel took 8 bytes of stack and ran 3.8% slower.
+    if (CC1D_SHIFTED_ROWS ? pos + CC1D_VEC <= 0 : sizeof(x_t) == 2) return v;
 #endif
 #pragma unroll
     for (int e = 0; e < CC1D_VEC; ++e) {
