@@ -161,6 +161,28 @@ TEST_CASE("cc1d-precompile: config errors name the file and the JSON path") {
     expect_usage_error(run_tool("cc1d-precompile", {"--config", broken}), {"broken.json: line 3, column", "malformed JSON"});
 }
 
+TEST_CASE("cc1d-precompile: a failed compile shows the compiler's log under its progress line") {
+    // A copy of the templates with an #error in the channel-first forward: NVRTC must
+    // fail it, and the line the compiler wrote must reach the user (indented under the
+    // variant's line). Without NVRTC the job fails for that reason instead.
+    const fs::path templates = scratch() / "broken-templates";
+    fs::copy(source_dir() / "kernel_templates", templates, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+    std::ofstream(templates / "fwd_channel_first.cu", std::ios::app) << "\n#error cc1d-test-broken-template\n";
+    const std::string config = write_config("broken-template.json", R"({"variants": [{"op": "fwd", "width": 4, "x_dtype": "bf16", "small_call": false}]})");
+    const std::string cache = (scratch() / "broken-template-cache").string();
+    setenv("CC1D_TEMPLATE_DIR", templates.c_str(), 1);
+    const Run run = run_tool("cc1d-precompile", {"--config", config, "--target", "sm_90", "--cache-dir", cache, "--jobs", "1"});
+    unsetenv("CC1D_TEMPLATE_DIR");
+    CHECK(run.status == 1);
+    REQUIRE_MESSAGE(has(run.out, "sm_90: FAILED: "), run.out);
+    if (has(run.out, "with nvrtc-")) {
+        CHECK_MESSAGE(has(run.out, "\n    "), run.out);
+        CHECK_MESSAGE(has(run.out, "cc1d-test-broken-template"), run.out);
+    } else {
+        MESSAGE("no NVRTC here: the compiler's log was not checked (", run.out, ")");
+    }
+}
+
 TEST_CASE("cc1d-precompile: one progress line per variant and target, then the summary") {
     // Compiles for real when NVRTC is installed; without it the one job fails, and the
     // summary and the exit status must say so.

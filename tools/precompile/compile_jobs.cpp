@@ -9,6 +9,30 @@
 #include <thread>
 
 namespace cc1d::precompile {
+namespace {
+
+// The error's first line, then the compiler's log beneath it, indented and cut at
+// kLogLines: the first line alone ("... failed:") hid what the compiler said.
+std::string failure_report(const std::string& message) {
+    constexpr int kLogLines = 40;
+    const std::size_t first_end = message.find('\n');
+    std::string report = message.substr(0, first_end);
+    int lines = 0;
+    for (std::size_t at = first_end; at != std::string::npos && at + 1 < message.size();) {
+        const std::size_t end = message.find('\n', at + 1);
+        const std::string line = message.substr(at + 1, end == std::string::npos ? std::string::npos : end - at - 1);
+        at = end;
+        if (line.empty()) continue;
+        if (++lines > kLogLines) {
+            report += "\n    ...";
+            break;
+        }
+        report += "\n    " + line;
+    }
+    return report;
+}
+
+}  // namespace
 
 Tally run_compile_jobs(const std::vector<CompileJob>& jobs, unsigned threads,
                        const std::function<bool(const CompileJob&)>& compile, std::ostream& progress) {
@@ -26,8 +50,7 @@ Tally run_compile_jobs(const std::vector<CompileJob>& jobs, unsigned threads,
             try {
                 compiled = compile(job);
             } catch (const std::exception& error) {
-                const std::string message = error.what();
-                outcome = "FAILED: " + message.substr(0, message.find('\n'));
+                outcome = "FAILED: " + failure_report(error.what());
                 failed = true;
             }
             const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -29,7 +29,8 @@ vendor (NVRTC for sm_XY, HIPRTC for gfx...).
   --jobs N          compiles in parallel (default: the number of hardware threads)
 
 Prints one line per variant and target, with the seconds a compile took (rendering,
-compiling and storing), then
+compiling and storing; a failed compile's log follows its line, indented, up to 40
+lines), then
 "N variants x M targets: C compiled, H already cached, F failed".
 
 Timing compiles: use --jobs 1 and an empty --cache-dir. With CC1D_NVRTC_TIME=FILE, NVRTC
