@@ -119,6 +119,16 @@ constexpr int kBfIlp = BF_OWN_BOUNDARIES ? CC1D_BWD_CF_OWN_ILP((int)sizeof(x_t))
 // conflicts). fp32 vectors are one quarter: one plane, positions in order.
 constexpr int kBfGPlanes = CC1D_VEC / 4;
 constexpr int kBfGAfterVecs = (kBfGPad + CC1D_VEC - 1) / CC1D_VEC;   // vectors after the tile with g (dx reads)
+// 16-bit with SiLU (no seq_idx, rows on 16-byte boundaries, K <= VEC): g stays in
+// registers, the planes above are not kept. Warps own contiguous runs of vectors
+// (bf_run_vector), so the first K g after a lane's vector are the next lane's, taken by a
+// shuffle in the same turn (the last lane takes the next turn's first lane's); only a
+// warp's first K g cross warps, through a slot a warp (bf_g_slot) read after the barrier
+// the planes needed anyway. Each turn's dx then follows the next turn's g, and only a
+// warp's last turn waits for the barrier. The planes took 16 KiB of a 4x5376x4096 block's
+// 33, which held the kernel, issue-bound, to 22.5 warps an SM (docs/perf.md, entries
+// 131-132).
+#define BF_G_IN_REGISTERS (CC1D_X_DTYPE != 0 && CC1D_SILU && !CC1D_HAS_SEQ_IDX && !CC1D_SHIFTED_ROWS && CC1D_K <= 8)   // (8: a 16-bit vector)
 // 16-bit tiles start at a 128-byte boundary of shared memory, and so do their dout
 // vectors: a warp's cp.async copies then land line for line as they leave the 128-byte
 // lines of the row. Tiles 16 and 32 bytes off a boundary (the history vector before
@@ -152,7 +162,8 @@ constexpr int kBfRegIlp = BF_CAN_STAGE_ASYNC ? CC1D_BWD_CF_REG_ILP : kBfIlp;
 struct bf_shared {
     cc1d_vec16* x;   // [kBfHalo + tile_vecs + kBfHalo] raw x̃: history, tile, K after (silu); x[kBfHalo] 128-byte aligned in 16-bit
     cc1d_vec16* d;   // [tile_vecs + kBfHalo] raw dout: tile, K after
-    float* g;        // [kBfGPlanes][tile_vecs + kBfGAfterVecs][4] g of the tile's positions and of the K after it
+    float* g;        // [kBfGPlanes][tile_vecs + kBfGAfterVecs][4] g of the tile's positions and of the K after it;
+                     // BF_G_IN_REGISTERS: [warps + 1][kBfGPad] each warp's first K g, then the K after the tile
     int g_plane;     // float4s per plane
     int to_other_d;  // BF_G_IS_DOUT: d + to_other_d is the other dout buffer (the next unit's), else 0
     cc1d_seq_masks* masks;   // [tile_vecs + kBfHalo] seq masks of the tile's vectors and the K after (seq_idx only)
@@ -173,7 +184,11 @@ CC1D_DEVICE bf_shared bf_carve(cc1d_vec16* base, int tile_vecs) {
     q += s.to_other_d * 16;
     s.g = reinterpret_cast<float*>(q);
     s.g_plane = tile_vecs + kBfGAfterVecs;
+#if BF_G_IN_REGISTERS
+    q += ((int)blockDim.x / CC1D_WARP_SIZE + 1) * kBfGPad * 4;
+#else
     q += BF_G_IS_DOUT ? 0 : kBfGPlanes * s.g_plane * 16;
+#endif
     s.masks = reinterpret_cast<cc1d_seq_masks*>(q);
     q += CC1D_HAS_SEQ_IDX ? ((tile_vecs + kBfHalo) * (int)sizeof(cc1d_seq_masks) + 15) / 16 * 16 : 0;
     s.fin = reinterpret_cast<float*>(q);
@@ -363,13 +378,16 @@ CC1D_DEVICE cc1d_vec16* bf_g_quarter(const bf_shared& s, int j, int r) {
     return reinterpret_cast<cc1d_vec16*>(s.g) + r % kBfGPlanes * s.g_plane + j + r / kBfGPlanes;
 }
 
-// g at tile position u (0 <= u < tile_len + K), as phase 2 leaves it.
+// g at tile position u (0 <= u < tile_len + K), as phase 2 leaves it (BF_G_IN_REGISTERS:
+// u < K only).
 CC1D_DEVICE float bf_g_at(const bf_shared& s, int u) {
 #if BF_G_IS_DOUT
 #if CC1D_HAS_SEQ_IDX
     if (!cc1d_seq_real(bf_mask_at(s, u))) return 0.0f;   // padding
 #endif
     return cc1d_to_float(reinterpret_cast<const x_t*>(s.d)[u]);
+#elif BF_G_IN_REGISTERS
+    return s.g[u];   // (u < K: the first warp's slot, tile 0's first K g, all bf_dinit reads)
 #else
     return s.g[bf_g_index(s, u)];
 #endif
@@ -554,7 +572,11 @@ CC1D_DEVICE void bf_grad_after(const cc1d_bwd_params& p, const bf_shared& s, con
 #endif
         (void)m;
     }
+#if BF_G_IN_REGISTERS
+    s.g[(int)blockDim.x / CC1D_WARP_SIZE * kBfGPad + j] = gv;   // the slot after the last warp's
+#else
     s.g[bf_g_index(s, t.tile_len + j)] = gv;
+#endif
     (void)p; (void)w; (void)bias; (void)dw; (void)db;
 }
 
@@ -667,6 +689,82 @@ CC1D_DEVICE void bf_dx_pass(const cc1d_bwd_params& p, const bf_shared& s, const 
 #endif
     }
 }
+
+#if BF_G_IN_REGISTERS
+// The vector a lane takes in turn i: warp w's run is vectors [w * ilp, (w + 1) * ilp) *
+// warp size, a turn a warp's worth of consecutive vectors (conflict-free 16-byte reads of
+// the staged tile, coalesced dx stores).
+CC1D_DEVICE int bf_run_vector(const cc1d_bwd_params& p, int turn) {
+    const int lane = (int)threadIdx.x % CC1D_WARP_SIZE, warp = (int)threadIdx.x / CC1D_WARP_SIZE;
+    return (warp * p.ilp + turn) * CC1D_WARP_SIZE + lane;
+}
+
+// The first K g of each warp's run (slot w) and of the positions after the tile (slot warps).
+CC1D_DEVICE float* bf_g_slot(const bf_shared& s, int w) { return s.g + w * kBfGPad; }
+
+// gw[m] = g[pos + m] of a lane's vector: its own g, then the first K of the vector after
+// it, the next lane's own (one shuffle each), the last lane's from the first lane's g of
+// the next turn (next_turn, which every other lane passes on unread).
+CC1D_DEVICE void bf_window_g(const float (&own)[CC1D_VEC], const float (&next_turn)[CC1D_VEC],
+                             float (&gw)[CC1D_VEC + CC1D_K]) {
+    const int lane = (int)threadIdx.x % CC1D_WARP_SIZE;
+    const int from = (lane + 1) % CC1D_WARP_SIZE;
+#pragma unroll
+    for (int e = 0; e < CC1D_VEC; ++e) gw[e] = own[e];
+#pragma unroll
+    for (int k = 0; k < CC1D_K; ++k) gw[CC1D_VEC + k] = cc1d_shfl(lane == 0 ? next_turn[k] : own[k], from);
+}
+
+// Phases 2 and 3 of the header comment for every turn of a lane's run but the last: g of
+// the turn, its dw/db terms, then dx of the turn before (whose window the turn's g
+// completes). Each warp's first K g go to its slot. On return g holds the last turn's
+// g: its dx waits for the barrier (bf_dx_last_turn).
+CC1D_DEVICE void bf_grad_dx_turns(const cc1d_bwd_params& p, const bf_shared& s, const bf_tile& t, const float (&w)[CC1D_WIDTH],
+                                  float bias, float (&dw)[CC1D_WIDTH], float& db, float (&g)[CC1D_VEC]) {
+    const int lane = (int)threadIdx.x % CC1D_WARP_SIZE;
+#pragma unroll
+    for (int e = 0; e < CC1D_VEC; ++e) g[e] = 0.0f;
+#pragma unroll 1
+    for (int i = 0; i < p.ilp; ++i) {
+        const int j = bf_run_vector(p, i);
+        const cc1d_i64 pos = t.t0 + (cc1d_i64)j * CC1D_VEC;
+        // Zeros past the row end: dx of the last positions reads them, and every lane
+        // stays for the shuffles.
+        float next[CC1D_VEC];
+#pragma unroll
+        for (int e = 0; e < CC1D_VEC; ++e) next[e] = 0.0f;
+        if (pos < t.L) bf_grad_vector<false>(s, j, w, bias, next, dw, db);
+        if (i == 0) {
+            if (lane == 0)
+#pragma unroll
+                for (int k = 0; k < CC1D_K; ++k) bf_g_slot(s, (int)threadIdx.x / CC1D_WARP_SIZE)[k] = next[k];
+        } else {
+            float gw[CC1D_VEC + CC1D_K];
+            bf_window_g(g, next, gw);
+            const cc1d_i64 before = pos - CC1D_WARP_SIZE * CC1D_VEC;
+            if (before < t.L) bf_dx_vector<false>(p, s, t, j - CC1D_WARP_SIZE, before, w, gw);
+        }
+#pragma unroll
+        for (int e = 0; e < CC1D_VEC; ++e) g[e] = next[e];
+    }
+}
+
+// dx of a lane's last turn, after the barrier: the last lane's next K g are the next
+// warp's first (its slot), or, for the last warp, those after the tile (bf_grad_after).
+CC1D_DEVICE void bf_dx_last_turn(const cc1d_bwd_params& p, const bf_shared& s, const bf_tile& t, const float (&w)[CC1D_WIDTH],
+                                 const float (&g)[CC1D_VEC]) {
+    const int j = bf_run_vector(p, p.ilp - 1);
+    const cc1d_i64 pos = t.t0 + (cc1d_i64)j * CC1D_VEC;
+    float gw[CC1D_VEC + CC1D_K];
+    bf_window_g(g, g, gw);
+    if ((int)threadIdx.x % CC1D_WARP_SIZE == CC1D_WARP_SIZE - 1) {
+        const float* slot = bf_g_slot(s, (int)threadIdx.x / CC1D_WARP_SIZE + 1);
+#pragma unroll
+        for (int k = 0; k < CC1D_K; ++k) gw[CC1D_VEC + k] = slot[k];
+    }
+    if (pos < t.L) bf_dx_vector<false>(p, s, t, j, pos, w, gw);
+}
+#endif
 
 #if BF_ROW_TAIL
 // dx of the row's tail, the positions after its last tile (at most VEC - 1: header
@@ -894,11 +992,19 @@ CC1D_DEVICE void bf_unit(const cc1d_bwd_params& p, const bf_shared& s, const bf_
 #endif
     __syncthreads();
 
+#if BF_G_IN_REGISTERS
+    float g_last[CC1D_VEC];
+    bf_grad_dx_turns(p, s, t, w, bias, dw, db, g_last);
+    bf_grad_after(p, s, t, w, bias, dw, db);
+    __syncthreads();
+    bf_dx_last_turn(p, s, t, w, g_last);
+#else
     bf_grad_pass(p, s, t, w, bias, dw, db);
     bf_grad_after(p, s, t, w, bias, dw, db);
     __syncthreads();
 
     bf_dx_pass(p, s, t, w);
+#endif
 #if BF_ROW_TAIL
     bf_dx_tail(p, s, t, w);
 #endif

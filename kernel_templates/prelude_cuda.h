@@ -18,6 +18,8 @@ CC1D_DEVICE unsigned short cc1d_float_to_half_bits(float f) {
 CC1D_DEVICE float cc1d_shfl_xor(float v, int mask) { return __shfl_xor_sync(0xffffffffu, v, mask); }
 CC1D_DEVICE float cc1d_shfl_up(float v, int delta) { return __shfl_up_sync(0xffffffffu, v, delta); }
 CC1D_DEVICE float cc1d_shfl_down(float v, int delta) { return __shfl_down_sync(0xffffffffu, v, delta); }
+// v of lane `from` of the warp (all lanes must take part).
+CC1D_DEVICE float cc1d_shfl(float v, int from) { return __shfl_sync(0xffffffffu, v, from); }
 // v of lane `from` of this thread's aligned group of 32 lanes (all 32 must take part).
 CC1D_DEVICE int cc1d_shfl_group32(int v, int from) { return __shfl_sync(0xffffffffu, v, from, 32); }
 // Bit l: p on lane l of this lane's group of 32.

@@ -23,6 +23,8 @@ CC1D_DEVICE unsigned short cc1d_float_to_half_bits(float f) {
 CC1D_DEVICE float cc1d_shfl_xor(float v, int mask) { return __shfl_xor(v, mask); }
 CC1D_DEVICE float cc1d_shfl_up(float v, int delta) { return __shfl_up(v, delta); }
 CC1D_DEVICE float cc1d_shfl_down(float v, int delta) { return __shfl_down(v, delta); }
+// v of lane `from` of the wavefront.
+CC1D_DEVICE float cc1d_shfl(float v, int from) { return __shfl(v, from); }
 // v of lane `from` of this thread's aligned group of 32 lanes.
 CC1D_DEVICE int cc1d_shfl_group32(int v, int from) { return __shfl(v, from, 32); }
 // Bit l: p on lane l of this lane's group of 32.
