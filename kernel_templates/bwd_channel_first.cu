@@ -18,6 +18,8 @@
 //      after the tile get their g too (dx near the tile end needs g[t .. t+K]); -- barrier
 //   3. dx[t] = sum_k w[k] g[t+K-k] from the own g (registers) and the next K (shared
 //      memory), plus dfinal near the row end; tile 0 also writes dinitial_states.
+// 16-bit with SiLU keeps g in registers instead, phase 3 of each turn but a warp's last
+// following the next turn's phase 2 (BF_G_IN_REGISTERS, below).
 // fp32 without SiLU, g is dout itself: phase 2 writes no g, phase 3 reads the staged
 // dout, and the next unit stages its dout into a second buffer (BF_G_IS_DOUT).
 // With seq_idx the blocks read no ids: a masks kernel run first writes a mask per (b, t)
