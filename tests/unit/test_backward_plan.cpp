@@ -650,6 +650,34 @@ TEST_CASE("channel-first backward plan: the measured tile shapes") {
         }
 }
 
+TEST_CASE("channel-first backward plan: 16-bit SiLU keeps g in registers, a slot a warp in shared memory") {
+    // bwd_channel_first.cu, BF_G_IN_REGISTERS: 16-bit with SiLU, no seq_idx, rows on
+    // 16-byte boundaries, K up to a vector. Where it holds, the block's shared memory lacks
+    // the fp32 g planes (2 planes of the tile's 512 vectors and the one after it) and
+    // holds a slot of kBfGPad = 4 floats for each of the 4 warps and one after them; the
+    // rest of the layout, and the tile, are those of the same call without SiLU.
+    for (DType dtype : {DType::bf16, DType::fp16}) {
+        CAPTURE(to_string(dtype));
+        const Variant silu = backward_variant(dtype, Layout::channel_first);
+        Variant none = silu;
+        none.activation = Activation::none;
+        auto plan_of = [&](const Variant& v) {
+            return backward::plan_channel_first(v, channel_first_args(4, 5376, 4096, dtype), kH200Multiprocessors, true);
+        };
+        const backward::Plan with = plan_of(silu), without = plan_of(none);
+        REQUIRE(with.block.x == 128);
+        REQUIRE(with.ilp * with.block.x == without.ilp * without.block.x);
+        CHECK(without.shared_bytes - with.shared_bytes == 2u * (512u + 1u) * 16u - (128u / 32u + 1u) * 4u * 4u);
+        // With seq_idx, or past width 9, g keeps its planes whatever the activation.
+        Variant silu_seq = silu, none_seq = none;
+        silu_seq.seq_idx = none_seq.seq_idx = true;
+        CHECK(plan_of(silu_seq).shared_bytes == plan_of(none_seq).shared_bytes);
+        Variant silu_wide = silu, none_wide = none;
+        silu_wide.width = none_wide.width = 10;
+        CHECK(plan_of(silu_wide).shared_bytes == plan_of(none_wide).shared_bytes);
+    }
+}
+
 TEST_CASE("backward reduce: rows split into runs only past one batch, runs that divide the block") {
     for (std::int64_t parts = 1; parts <= 1000; ++parts) {
         CAPTURE(parts);
