@@ -380,6 +380,10 @@ CC1D_DEVICE cc1d_vec16* bf_g_quarter(const bf_shared& s, int j, int r) {
     return reinterpret_cast<cc1d_vec16*>(s.g) + r % kBfGPlanes * s.g_plane + j + r / kBfGPlanes;
 }
 
+// BF_G_IN_REGISTERS: the first K g of warp w's run (slot w) and of the positions after
+// the tile (slot warps).
+CC1D_DEVICE float* bf_g_slot(const bf_shared& s, int w) { return s.g + w * kBfGPad; }
+
 // g at tile position u (0 <= u < tile_len + K), as phase 2 leaves it (BF_G_IN_REGISTERS:
 // u < K only).
 CC1D_DEVICE float bf_g_at(const bf_shared& s, int u) {
@@ -389,7 +393,7 @@ CC1D_DEVICE float bf_g_at(const bf_shared& s, int u) {
 #endif
     return cc1d_to_float(reinterpret_cast<const x_t*>(s.d)[u]);
 #elif BF_G_IN_REGISTERS
-    return s.g[u];   // (u < K: the first warp's slot, tile 0's first K g, all bf_dinit reads)
+    return bf_g_slot(s, 0)[u];   // (u < K: tile 0's first K g, all bf_dinit reads)
 #else
     return s.g[bf_g_index(s, u)];
 #endif
@@ -575,7 +579,9 @@ CC1D_DEVICE void bf_grad_after(const cc1d_bwd_params& p, const bf_shared& s, con
         (void)m;
     }
 #if BF_G_IN_REGISTERS
-    s.g[(int)blockDim.x / CC1D_WARP_SIZE * kBfGPad + j] = gv;   // the slot after the last warp's
+    // bf_g_slot(s, warps)[j], the slot after the last warp's, as an index: through the
+    // pointer ptxas schedules the 16-bit SiLU kernels differently from the code measured.
+    s.g[(int)blockDim.x / CC1D_WARP_SIZE * kBfGPad + j] = gv;
 #else
     s.g[bf_g_index(s, t.tile_len + j)] = gv;
 #endif
@@ -700,9 +706,6 @@ CC1D_DEVICE int bf_run_vector(const cc1d_bwd_params& p, int turn) {
     const int lane = (int)threadIdx.x % CC1D_WARP_SIZE, warp = (int)threadIdx.x / CC1D_WARP_SIZE;
     return (warp * p.ilp + turn) * CC1D_WARP_SIZE + lane;
 }
-
-// The first K g of each warp's run (slot w) and of the positions after the tile (slot warps).
-CC1D_DEVICE float* bf_g_slot(const bf_shared& s, int w) { return s.g + w * kBfGPad; }
 
 // gw[m] = g[pos + m] of a lane's vector: its own g, then the first K of the vector after
 // it, the next lane's own (one shuffle each), the last lane's from the first lane's g of

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
 namespace cc1d::precompile {
@@ -15,18 +16,13 @@ namespace {
 // kLogLines: the first line alone ("... failed:") hid what the compiler said.
 std::string failure_report(const std::string& message) {
     constexpr int kLogLines = 40;
-    const std::size_t first_end = message.find('\n');
-    std::string report = message.substr(0, first_end);
-    int lines = 0;
-    for (std::size_t at = first_end; at != std::string::npos && at + 1 < message.size();) {
-        const std::size_t end = message.find('\n', at + 1);
-        const std::string line = message.substr(at + 1, end == std::string::npos ? std::string::npos : end - at - 1);
-        at = end;
+    std::istringstream lines(message);
+    std::string report, line;
+    std::getline(lines, report);
+    int shown = 0;
+    while (std::getline(lines, line)) {
         if (line.empty()) continue;
-        if (++lines > kLogLines) {
-            report += "\n    ...";
-            break;
-        }
+        if (++shown > kLogLines) return report + "\n    ...";
         report += "\n    " + line;
     }
     return report;
