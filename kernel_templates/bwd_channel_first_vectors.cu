@@ -14,8 +14,13 @@
 // of exchanged (exchanging them by shuffles was slower, docs/perf.md entry 117), so
 // nothing waits on a barrier before the sums. The same kernel over parts of a channel in
 // the main module, for longer calls, lost to the main kernel (entry 118).
+//
+// The module holds the kernel twice: for up to CC1D_BWD_CF_VECTOR_CHUNKS vectors a thread
+// (CC1D_ENTRY_VECTORS) and for one (CC1D_ENTRY_VECTORS_ONE, which calls of at most a
+// block's threads of vectors a channel take). A kernel's registers are those of its
+// largest form, every load of both vectors live at once: the one-vector form needs 10-16
+// fewer, so more blocks share a multiprocessor on calls of many channels (entry 134).
 #if defined(CC1D_ENTRY_VECTORS)
-constexpr int kBvChunks = CC1D_BWD_CF_VECTOR_CHUNKS;
 constexpr int kBvXs = CC1D_VEC + (CC1D_SILU ? 2 : 1) * CC1D_K;   // x̃[s0-K .. s0+V-1 (+K with SiLU)]
 constexpr int kBvGs = CC1D_VEC + CC1D_K;                          // g[s0 .. s0+V-1+K]
 static_assert(CC1D_K < CC1D_VEC, "a vector's halo lies in the vectors next to it");
@@ -25,9 +30,10 @@ struct bv_chunk {
     cc1d_vec16 x_before, x, x_after, dout, dout_after;
 };
 
-extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_VECTORS(cc1d_bwd_params p) {
-    // The sums of each group of 32 lanes of a channel, where a channel has more than 32.
-    __shared__ float group_sums[CC1D_BWD_SUMS * (CC1D_BWD_SMALL_THREADS / 32)];
+// group_sums: [CC1D_BWD_SUMS * (CC1D_BWD_SMALL_THREADS / 32)], the sums of each group of 32
+// lanes of a channel, where a channel has more than 32.
+template <int kBvChunks>
+__device__ __forceinline__ void bv_backward(const cc1d_bwd_params& p, float* group_sums) {
     constexpr int V = CC1D_VEC;
     const int shift = p.small_channel_shift;
     const int slots = CC1D_BWD_SMALL_THREADS >> shift;   // threads a channel
@@ -145,5 +151,15 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_
             cc1d_bwd_emit(p, 0, d, k, sum);
         }
     }
+}
+
+extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_VECTORS(cc1d_bwd_params p) {
+    __shared__ float group_sums[CC1D_BWD_SUMS * (CC1D_BWD_SMALL_THREADS / 32)];
+    bv_backward<CC1D_BWD_CF_VECTOR_CHUNKS>(p, group_sums);
+}
+
+extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY_VECTORS_ONE(cc1d_bwd_params p) {
+    __shared__ float group_sums[CC1D_BWD_SUMS * (CC1D_BWD_SMALL_THREADS / 32)];
+    bv_backward<1>(p, group_sums);
 }
 #endif

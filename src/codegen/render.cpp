@@ -81,8 +81,13 @@ std::string template_text(const std::string& file_name) {
 ModuleKernel second_kernel(const Variant& variant) {
     switch (variant.op) {
         case Op::bwd:
-            if (variant.small_call) return {"", ""};
-            return {"_reduce", "CC1D_ENTRY_REDUCE"};
+            if (!variant.small_call) return {"_reduce", "CC1D_ENTRY_REDUCE"};
+            // The vector kernel's one-vector form (the third kernel is its two-vector one)
+            if (variant.layout == Layout::channel_first &&
+                CC1D_BWD_CF_VECTORS_KERNEL(variant.width, variant.seq_idx,
+                                           variant.initial_states || variant.final_states))
+                return {"_vectors_one", "CC1D_ENTRY_VECTORS_ONE"};
+            return {"", ""};
         case Op::update: return {"_registers", "CC1D_ENTRY_REGISTERS"};
         case Op::fwd:
             if (variant.small_call) return {"", ""};

@@ -75,13 +75,22 @@ TEST_CASE("a small backward call compiles its own module and launches the kernel
         return;
     }
     // Channel-first rows of whole vectors take the module's vector kernel, unless it is
-    // switched off; channel-last modules have no second kernel.
-    for (const auto& [layout, vectors] : {std::pair{Layout::channel_first, true}, std::pair{Layout::channel_first, false},
-                                          std::pair{Layout::channel_last, false}}) {
-        INFO("channel-last=", layout == Layout::channel_last, " vector kernel=", vectors);
+    // switched off: its one-vector form (the module's second kernel) where a thread has one
+    // vector (L = 128: 32 a channel), its two-vector form (the third) where some have two
+    // (L = 2048: 512); channel-last modules have neither.
+    struct Case {
+        Layout layout;
+        bool vectors;
+        std::int64_t L;
+    };
+    for (const Case& c : {Case{Layout::channel_first, true, 128}, Case{Layout::channel_first, true, 2048},
+                          Case{Layout::channel_first, false, 128}, Case{Layout::channel_last, false, 128}}) {
+        const Layout layout = c.layout;
+        const bool vectors = c.vectors;
+        INFO("channel-last=", layout == Layout::channel_last, " vector kernel=", vectors, " L=", c.L);
         std::optional<test::ScopedEnv> no_vectors;
         if (layout == Layout::channel_first && !vectors) no_vectors.emplace("CC1D_DISABLE_SMALL_VECTORS", "1");
-        const std::int64_t B = 2, D = 64, L = 128;
+        const std::int64_t B = 2, D = 64, L = c.L;
         const bool cl = layout == Layout::channel_last;
         const std::vector<std::int64_t> st = cl ? std::vector<std::int64_t>{L * D, 1, D} : std::vector<std::int64_t>{D * L, L, 1};
         const std::initializer_list<std::int64_t> strides = {st[0], st[1], st[2]};
@@ -109,20 +118,23 @@ TEST_CASE("a small backward call compiles its own module and launches the kernel
         KernelStore store(disk, counters);
         ModuleDevice device;
         const LoadedKernel& kernel = store.get(device, 0, variant);
-        const std::string main = variant.entry_name(), vector_kernel = main + "_vectors";
-        CHECK(kernel.second == nullptr);   // no reduce kernel
-        if (layout == Layout::channel_first) {   // the main one and the vector kernel
-            CHECK(device.looked_up == std::vector<std::string>{main, vector_kernel});
+        const std::string main = variant.entry_name(), vector_kernel = main + "_vectors",
+                          one_vector_kernel = main + "_vectors_one";
+        if (layout == Layout::channel_first) {   // the main one and the vector kernel's two forms (no reduce kernel)
+            CHECK(device.looked_up == std::vector<std::string>{main, one_vector_kernel, vector_kernel});
+            CHECK(kernel.second != nullptr);
             CHECK(kernel.third != nullptr);
         } else {
             CHECK(device.looked_up == std::vector<std::string>{main});
+            CHECK(kernel.second == nullptr);
             CHECK(kernel.third == nullptr);
         }
         WorkspacePool pool;
         DeviceLauncher launcher(device, 0, kernel, nullptr, counters, pool, nullptr, 0);
         launch::backward::run_small(launcher, variant, args, *plan);
         REQUIRE(device.launched.size() == 1);
-        CHECK(device.launched[0] == (vectors ? vector_kernel : main));
+        CHECK(plan->one_vector == (vectors && L == 128));
+        CHECK(device.launched[0] == (!vectors ? main : L == 128 ? one_vector_kernel : vector_kernel));
         CHECK(device.block.x == CC1D_BWD_SMALL_THREADS);
         CHECK(std::int64_t(device.grid.x) * device.grid.y == plan->blocks);
         CHECK(device.shared == plan->shared_bytes);

@@ -211,7 +211,8 @@ TEST_CASE("small-call variants: one module for both modes, named apart from the 
 
 TEST_CASE("small backward plan: channel-first rows of whole vectors take the vector kernel, up to 2 vectors a thread") {
     // 16-bit vectors of 8 positions, fp32 of 4; as many slots a channel as vectors (a power
-    // of two, at most the block), the rest of the block in channels; no dynamic shared memory.
+    // of two, at most the block), the rest of the block in channels; no dynamic shared memory;
+    // the kernel's one-vector form where every slot has at most one.
     struct Case {
         std::int64_t B, D, L;
         DType x;
@@ -237,13 +238,15 @@ TEST_CASE("small backward plan: channel-first rows of whole vectors take the vec
         CHECK(plan->shared_bytes == 0u);
         const std::int64_t vec = c.x == DType::fp32 ? 4 : 8;
         CHECK(c.B * c.L <= std::int64_t(plan->slots) * CC1D_BWD_CF_VECTOR_CHUNKS * vec);
+        const bool one_vector = c.B * c.L <= std::int64_t(plan->slots) * vec;   // a vector a slot
+        CHECK(plan->one_vector == one_vector);
 
         v.small_call = true;
         test::RecordingLauncher<cc1d_bwd_params> launcher;
         backward::run_small(launcher, v, args, *plan);
         REQUIRE(launcher.launches.size() == 1);
         const auto& l = launcher.launches[0];
-        CHECK(l.kernel == Kernel::vectors);
+        CHECK(l.kernel == (one_vector ? Kernel::vectors_one : Kernel::vectors));
         CHECK_FALSE(l.overlapped);
         CHECK(l.block.x == CC1D_BWD_SMALL_THREADS);
         CHECK(std::int64_t(l.grid.x) * l.grid.y == c.blocks);

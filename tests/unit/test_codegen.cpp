@@ -118,7 +118,12 @@ TEST_CASE("channel-first small-call backward modules up to width 4 without seq_i
         CHECK((source.third_entry.empty() || third));
         CHECK(third == (source.text.find(vectors_text) != std::string::npos));
         if (third) CHECK(source.text.find("#define CC1D_ENTRY_VECTORS " + source.third_entry) != std::string::npos);
-        CHECK(source.second_entry == (variant.small_call ? "" : source.entry + "_reduce"));
+        // its one-vector form as the module's second kernel (a main module's is the reduce)
+        CHECK(source.second_entry == (!variant.small_call ? source.entry + "_reduce"
+                                      : third             ? source.entry + "_vectors_one"
+                                                          : ""));
+        if (third)
+            CHECK(source.text.find("#define CC1D_ENTRY_VECTORS_ONE " + source.second_entry) != std::string::npos);
         return third;
     };
     for (bool small : {true, false}) {   // (the main modules never carry it)

@@ -103,6 +103,7 @@ std::optional<SmallPlan> plan_vectors(const Variant& v, const BackwardArgs& args
     if (env::flag("CC1D_DISABLE_SMALL_VECTORS")) return std::nullopt;
     SmallPlan plan = block_layout(chunks, dim);
     plan.vectors = true;
+    plan.one_vector = chunks <= plan.slots;
     return plan;
 }
 
@@ -147,8 +148,8 @@ void run_small(Launcher& launcher, const Variant& variant, const BackwardArgs& a
     p.small_channel_shift = plan.channel_shift;
     device::Dim3 block;
     block.x = CC1D_BWD_SMALL_THREADS;
-    launcher.launch(plan.vectors ? Kernel::vectors : Kernel::main, util::flat_grid(plan.blocks), block,
-                    plan.shared_bytes, &p, sizeof(p));
+    const Kernel kernel = !plan.vectors ? Kernel::main : plan.one_vector ? Kernel::vectors_one : Kernel::vectors;
+    launcher.launch(kernel, util::flat_grid(plan.blocks), block, plan.shared_bytes, &p, sizeof(p));
 }
 
 }  // namespace cc1d::launch::backward

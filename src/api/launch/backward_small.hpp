@@ -19,7 +19,8 @@ struct SmallPlan {
     std::int64_t blocks = 0;
     unsigned shared_bytes = 0;  // the staged rows of x̃ (or the lane groups' sums), g, the ids
     bool vectors = false;       // the vector kernel (bwd_channel_first_vectors.cu): a slot takes whole
-                                // 16-byte vectors of a row, no dynamic shared memory
+                                // 16-byte vectors of a row, no dynamic shared memory ...
+    bool one_vector = false;    // ... one a slot (its one-vector form, fewer registers)
 };
 
 // The plan when the call fits the small kernel: at least one position, at most
@@ -32,8 +33,8 @@ struct SmallPlan {
 // set (read per call, so tests can run a call both ways). Channel-first calls at widths
 // up to 4 without seq_idx or states whose rows are whole 16-byte vectors in x, dout and
 // dx take the vector kernel instead (plan.vectors), at any D, up to two vectors a thread
-// (with SiLU two only up to 2^21 elements in fp32, 2^24 in 16-bit), unless
-// CC1D_DISABLE_SMALL_VECTORS is set.
+// (with SiLU two only up to 2^21 elements in fp32, 2^24 in 16-bit; its one-vector form,
+// plan.one_vector, where no thread has two), unless CC1D_DISABLE_SMALL_VECTORS is set.
 std::optional<SmallPlan> plan_small(const Variant& variant, const BackwardArgs& args);
 
 // Launches the small-call kernel (the main kernel of `variant`'s module, a small-call

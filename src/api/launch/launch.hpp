@@ -14,10 +14,11 @@ namespace cc1d::launch {
 // Kernel functions of one module: the family's main kernel and its second one
 // (codegen::second_kernel): backward's fixed-order reduction of the dweight/dbias
 // partials, update's registers path, the channel-first forward's cp.async-staged kernel,
-// the packed prefill's sequence-finishing kernel (history outputs and slot write-back);
-// and a third (codegen::third_kernel): the channel-last backward's tile kernel, the
+// the packed prefill's sequence-finishing kernel (history outputs and slot write-back),
+// the channel-first small-call backward's vector kernel for one vector a thread; and a
+// third (codegen::third_kernel): the channel-last backward's tile kernel, the
 // channel-first small-call backward's vector kernel.
-enum class Kernel { main = 0, reduce = 1, registers = 1, staged = 1, finish = 1, tile = 2, vectors = 2 };
+enum class Kernel { main = 0, reduce = 1, registers = 1, staged = 1, finish = 1, vectors_one = 1, tile = 2, vectors = 2 };
 
 class Launcher {
 public:
