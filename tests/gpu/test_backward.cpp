@@ -621,7 +621,8 @@ TEST_CASE("backward: channel-first short rows of many channels, small-call kerne
 TEST_CASE("backward: channel-first rows of whole 16-byte vectors in one launch, up to 4096 positions a channel") {
     // The small-call module's vector kernel (bwd_channel_first_vectors.cu): rows of whole vectors,
     // widths 1 to 4 without seq_idx or states, from one vector a channel (256 channels a
-    // block) to 512 (two a thread: 4096 positions in 16-bit, 2048 in fp32); D cuts the
+    // block) to 512 (two a thread: 4096 positions in 16-bit, 2048 in fp32), so both of its
+    // forms (one vector a thread up to 256 a channel, two past that) run; D cuts the
     // last block short; views contiguous or padded by whole vectors (both take the kernel),
     // and one misaligned or padded by odd amounts in every fifth call (which must not).
     // Each call also runs with the vector kernel off and through the main kernels.
