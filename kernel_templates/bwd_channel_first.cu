@@ -130,7 +130,8 @@ constexpr int kBfGAfterVecs = (kBfGPad + CC1D_VEC - 1) / CC1D_VEC;   // vectors 
 // warp's last turn waits for the barrier. The planes took 16 KiB of a 4x5376x4096 block's
 // 33, which held the kernel, issue-bound, to 22.5 warps an SM (docs/perf.md, entries
 // 131-132).
-#define BF_G_IN_REGISTERS (CC1D_X_DTYPE != 0 && CC1D_SILU && !CC1D_HAS_SEQ_IDX && !CC1D_SHIFTED_ROWS && CC1D_K <= 8)   // (8: a 16-bit vector)
+#define BF_G_IN_REGISTERS \
+    CC1D_BWD_CF_G_IN_REGISTERS(CC1D_X_DTYPE != 0, CC1D_SILU, CC1D_HAS_SEQ_IDX, CC1D_SHIFTED_ROWS, CC1D_K)
 // 16-bit tiles start at a 128-byte boundary of shared memory, and so do their dout
 // vectors: a warp's cp.async copies then land line for line as they leave the 128-byte
 // lines of the row. Tiles 16 and 32 bytes off a boundary (the history vector before

@@ -23,8 +23,8 @@ unsigned shared_bytes(const Variant& v, int threads, int tile_vecs, int vec) {
     bytes += (tile_vecs + halo) * 16 * (g_is_dout ? 2 : 1);   // dout: tile, K after (and the next unit's)
     // g: planes of 16-byte quarters, or where it stays in registers (BF_G_IN_REGISTERS) a slot
     // of its first K a warp and one for the K after the tile
-    const bool g_in_registers = sixteen_bit && v.activation == Activation::silu && !v.seq_idx && !v.shifted_rows &&
-                                k <= vec;
+    const bool g_in_registers =
+        CC1D_BWD_CF_G_IN_REGISTERS(sixteen_bit, v.activation == Activation::silu, v.seq_idx, v.shifted_rows, k);
     if (g_in_registers) bytes += (threads / 32 + 1) * gpad * 4;
     else if (!g_is_dout) bytes += vec / 4 * (tile_vecs + (gpad + vec - 1) / vec) * 16;
     if (v.seq_idx) bytes += ((tile_vecs + halo) * vec * CC1D_SEQ_MASK_BYTES(v.width) + 15) / 16 * 16;   // seq masks
