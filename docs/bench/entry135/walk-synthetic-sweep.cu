@@ -16,7 +16,7 @@ __device__ __forceinline__ float hi(unsigned w) { return __uint_as_float(w & 0xf
 __device__ __forceinline__ float tanh_a(float v) { float r; asm("tanh.approx.f32 %0, %1;" : "=f"(r) : "f"(v)); return r; }
 template <int NF, int STEPS, int NBUF>
 __global__ void __launch_bounds__(256) walk(const __nv_bfloat16* x, const __nv_bfloat16* d, __nv_bfloat16* dx, float* sink,
-                                            int L, int D, int chunk, int chunks_per_row, int groups, int order, int dir) {
+                                            int L, int D, int chunk, int chunks_per_row, int groups, int order, int dir, int batch) {
     extern __shared__ raw sm[];
     const int TY = blockDim.y, NT = TX * TY;
     raw* sx = sm;
@@ -28,6 +28,7 @@ __global__ void __launch_bounds__(256) walk(const __nv_bfloat16* x, const __nv_b
     const int c0 = (g * TX + threadIdx.x) * 4;
     const int unit = bt_ * TY + threadIdx.y;
     const int b = unit / chunks_per_row, ci = unit % chunks_per_row;
+    if (b >= batch) return;   // a warp past the call's last unit (its batch row does not exist)
     const long long row = (long long)b * L;
     const int t0 = ci * chunk, n = min(chunk, L - t0);
     if (n <= 0) return;
@@ -95,7 +96,7 @@ void run(const Ctx& c, const char* name, int ty, int parts, int smem_kib, int or
     for (int r = 0; r < 25; ++r) {
         cudaMemsetAsync(c.flush, r, c.fb);
         cudaEventRecord(c.e0);
-        walk<NF, STEPS, NBUF><<<groups * blocks_t, dim3(TX, ty), smem>>>(c.x, c.d, c.dx, c.sink, c.L, c.D, chunk, parts, groups, order, dir);
+        walk<NF, STEPS, NBUF><<<groups * blocks_t, dim3(TX, ty), smem>>>(c.x, c.d, c.dx, c.sink, c.L, c.D, chunk, parts, groups, order, dir, c.B);
         cudaEventRecord(c.e1);
         cudaEventSynchronize(c.e1);
         cudaEventElapsedTime(&t[r], c.e0, c.e1);
