@@ -45,6 +45,13 @@ std::string variant_macros(const Variant& v, const std::string& entry, const std
     return text;
 }
 
+// A channel-first small-call backward module carries the vector kernel, in both its forms
+// (bwd_channel_first_vectors.cu): the second kernel and the third.
+bool carries_vector_kernel(const Variant& v) {
+    return v.op == Op::bwd && v.small_call && v.layout == Layout::channel_first &&
+           CC1D_BWD_CF_VECTORS_KERNEL(v.width, v.seq_idx, v.initial_states || v.final_states);
+}
+
 }  // namespace
 
 std::string family_template(const Variant& variant) {
@@ -83,10 +90,7 @@ ModuleKernel second_kernel(const Variant& variant) {
         case Op::bwd:
             if (!variant.small_call) return {"_reduce", "CC1D_ENTRY_REDUCE"};
             // The vector kernel's one-vector form (the third kernel is its two-vector one)
-            if (variant.layout == Layout::channel_first &&
-                CC1D_BWD_CF_VECTORS_KERNEL(variant.width, variant.seq_idx,
-                                           variant.initial_states || variant.final_states))
-                return {"_vectors_one", "CC1D_ENTRY_VECTORS_ONE"};
+            if (carries_vector_kernel(variant)) return {"_vectors_one", "CC1D_ENTRY_VECTORS_ONE"};
             return {"", ""};
         case Op::update: return {"_registers", "CC1D_ENTRY_REGISTERS"};
         case Op::fwd:
@@ -106,9 +110,7 @@ ModuleKernel third_kernel(const Variant& variant) {
     if (!variant.small_call && variant.layout == Layout::channel_last &&
         CC1D_BWD_CL_TILE_KERNEL(variant.width, variant.seq_idx, states))
         return {"_tile", "CC1D_ENTRY_TILE"};
-    if (variant.small_call && variant.layout == Layout::channel_first &&
-        CC1D_BWD_CF_VECTORS_KERNEL(variant.width, variant.seq_idx, states))
-        return {"_vectors", "CC1D_ENTRY_VECTORS"};
+    if (carries_vector_kernel(variant)) return {"_vectors", "CC1D_ENTRY_VECTORS"};
     return {"", ""};
 }
 
