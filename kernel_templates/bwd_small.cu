@@ -6,10 +6,10 @@
 // The walks of the main kernels are a chain of dependent steps per thread plus a reduce
 // launch: on a call of a few thousand elements that chain, not memory, is the time
 // (docs/perf.md entries 32-40). Here a block owns C = 2^small_channel_shift channels and
-// every one of their N = B * L positions. In channel-first, windows of up to 4 taps and
-// one or two positions a thread take each position from loads to dx, dw and db in
-// registers (bs_walk_in_registers), then phase 3 below; other calls go through a few
-// short phases:
+// every one of their N = B * L positions. Windows of up to 4 taps take each position
+// from loads to dx, dw and db in registers (bs_walk_in_registers), then phase 3 below:
+// in channel-last a thread a run of CC1D_BWD_SMALL_CL_RUN positions, in channel-first a
+// thread one or two positions. Other calls go through a few short phases:
 //   0. the rows of x̃ (with the K positions before each start), dout and the ids into
 //      shared memory, every load of a thread in flight at once;
 //   1. g[s] = dout[s] * act'(z[s]) (z from the window x̃[s-K .. s]) over dout in place,
@@ -135,42 +135,48 @@ CC1D_DEVICE void bs_store_dx(const cc1d_bwd_params& p, x_t* dx, int c, int b, in
     }
 }
 
-// Channel-first windows of up to 4 taps walk in registers (BS_REGISTERS): a thread loads,
-// for each of its positions s, x̃[s-K .. s+K] (to s with silu off), dout[s .. s+K] and the
-// ids straight from memory (the lanes of a warp hold neighbouring positions, so they share
-// the lines), recomputes g at s .. s+K itself and so needs neither staging nor an exchange
-// of g: one round of loads, no barrier before the sums. It recomputes K + 1 activations a
-// position, which wider windows would pay too dearly for; in channel-last a warp's lanes
-// are channels, and every neighbour a thread loads is a line of its own (up to 46% slower
-// measured, entry 64): those stage (phases 0-2 below).
-#define BS_REGISTERS (CC1D_WIDTH <= 4 && !CC1D_CHANNEL_LAST)
+// Windows of up to 4 taps walk in registers (BS_REGISTERS): a thread takes a run of RUN
+// consecutive positions s0 .. s0+RUN-1 of one row and loads x̃[s0-K .. s0+RUN-1+K] (to
+// s0+RUN-1 with silu off), dout[s0 .. s0+RUN-1+K] and the ids straight from memory in one
+// round, computes g at each of the run's RUN + K positions once, and from them dx, dw and
+// db: neither staging nor an exchange of g, no barrier before the sums. Channel-first runs
+// are one position (a warp's lanes hold neighbouring positions, so they share lines; the
+// K recomputed activations a position are why wider windows stage); channel-last runs are
+// CC1D_BWD_SMALL_CL_RUN positions, a warp's lanes neighbouring channels (one position a
+// thread there loaded each of its 11 neighbours from a line of its own, up to 46% slower
+// than staging, entry 64; a run loads a line once for 8 positions and recomputes only
+// the K activations past its end).
+#define BS_REGISTERS CC1D_BWD_SMALL_IN_REGISTERS(CC1D_WIDTH)
 #if BS_REGISTERS
-constexpr int kBsXs = CC1D_SILU ? 2 * CC1D_K + 1 : CC1D_K + 1;   // x̃[s-K+m], m < kBsXs
+constexpr int kBsRun = CC1D_CHANNEL_LAST ? CC1D_BWD_SMALL_CL_RUN : 1;
 
+template <int RUN>
 CC1D_DEVICE void bs_walk_in_registers(const cc1d_bwd_params& p, int c, int slot, int slots, float (&dw)[CC1D_WIDTH],
                                       float& db) {
+    constexpr int kXs = (CC1D_SILU ? 2 * CC1D_K : CC1D_K) + RUN;   // x̃[s0-K+m], m < kXs
+    constexpr int kGs = RUN + CC1D_K;                              // g (and dout) at s0 + j, j < kGs
     const int L = (int)p.seqlen;
     // Positions s in [-before, L): before = K when dinitial_states is asked for (dx of x̃[-K .. -1]).
     const int before = CC1D_HAS_INITIAL_STATES && p.dinitial_states != 0 ? CC1D_K : 0;
-    const int walked = L + before;
-    const bs_divisor by_walked = bs_divisor_of(walked);
+    const int runs = (L + before + RUN - 1) / RUN;   // a row's runs (RUN is a power of two: a shift)
+    const bs_divisor by_runs = bs_divisor_of(runs);
     const x_t* x = reinterpret_cast<const x_t*>(p.x) + c * (int)p.x_stride_d;
     const x_t* dout = reinterpret_cast<const x_t*>(p.dout) + c * (int)p.dout_stride_d;
     x_t* dx = reinterpret_cast<x_t*>(p.dx) + c * (int)p.dx_stride_d;
     const int xb = (int)p.x_stride_b, xl = (int)p.x_stride_l, gb = (int)p.dout_stride_b, gl = (int)p.dout_stride_l;
     const x_t zero = cc1d_of_bits<x_t>(0u);
 #pragma unroll 1
-    for (int r = slot; r < (int)p.batch * walked; r += slots) {
-        const int b = bs_div(r, by_walked), s = r - b * walked - before;
+    for (int r = slot; r < (int)p.batch * runs; r += slots) {
+        const int b = bs_div(r, by_runs), s0 = (r - b * runs) * RUN - before;
         // Every load as stored, converted only once all are out (a conversion right after a
         // load would wait for it), the taps with them (loaded before the loop, they would be
         // converted there and waited for before any other load went out). Positions past the
         // row read as 0, as do x̃ before -K and dout before 0 (their g is 0: no output there).
         const cc1d_raw_taps taps = cc1d_load_raw_taps(p, c);
-        x_t xr[kBsXs], dr[CC1D_K + 1];
+        x_t xr[kXs], dr[kGs];
 #pragma unroll
-        for (int m = 0; m < kBsXs; ++m) {
-            const int q = s - CC1D_K + m;
+        for (int m = 0; m < kXs; ++m) {
+            const int q = s0 - CC1D_K + m;
 #if CC1D_HAS_INITIAL_STATES
             const x_t* at = q >= 0 ? x + b * xb + q * xl
                                    : reinterpret_cast<const x_t*>(p.initial_states) + b * (int)p.init_stride_b +
@@ -181,40 +187,45 @@ CC1D_DEVICE void bs_walk_in_registers(const cc1d_bwd_params& p, int c, int slot,
 #endif
         }
 #pragma unroll
-        for (int j = 0; j <= CC1D_K; ++j) {
-            const int q = s + j;
+        for (int j = 0; j < kGs; ++j) {
+            const int q = s0 + j;
             dr[j] = q >= 0 && q < L ? dout[b * gb + q * gl] : zero;
         }
 #if CC1D_HAS_SEQ_IDX
-        // ids[m] = id(s-K+m): before the row start seq_idx[b, 0] when initial_states feed
+        // ids[m] = id(s0-K+m): before the row start seq_idx[b, 0] when initial_states feed
         // the first sequence, else -1 (as cc1d_bwd_seq_id in common.h); past the end -1.
-        int ids[2 * CC1D_K + 1];
+        int ids[RUN + 2 * CC1D_K];
         const int* seq = p.seq_idx + b * (int)p.seq_stride_b;
 #pragma unroll
-        for (int m = 0; m <= 2 * CC1D_K; ++m) {
-            const int q = s - CC1D_K + m;
+        for (int m = 0; m < RUN + 2 * CC1D_K; ++m) {
+            const int q = s0 - CC1D_K + m;
             ids[m] = q >= L ? -1 : (q >= 0 ? seq[q * (int)p.seq_stride_l] : (CC1D_HAS_INITIAL_STATES ? seq[0] : -1));
         }
 #endif
 #if CC1D_HAS_FINAL_STATES
         // final_states[j] = x̃[L-K+j]: its gradient adds straight into dx.
-        const bool near_end = s >= L - CC1D_K;
-        const x_t fin = near_end ? reinterpret_cast<const x_t*>(p.dfinal_states)[b * (int)p.dfinal_stride_b +
-                                                                                  c * (int)p.dfinal_stride_d +
-                                                                                  (s - (L - CC1D_K)) * (int)p.dfinal_stride_k]
-                                 : zero;
+        x_t fin[RUN];
+#pragma unroll
+        for (int i = 0; i < RUN; ++i) {
+            const int s = s0 + i;
+            fin[i] = s >= L - CC1D_K && s < L ? reinterpret_cast<const x_t*>(p.dfinal_states)[b * (int)p.dfinal_stride_b +
+                                                                                              c * (int)p.dfinal_stride_d +
+                                                                                              (s - (L - CC1D_K)) *
+                                                                                                  (int)p.dfinal_stride_k]
+                                              : zero;
+        }
 #endif
         float w[CC1D_WIDTH];
         [[maybe_unused]] const float bias = cc1d_taps_to_float(taps, w);
-        float xs[kBsXs];
+        float xs[kXs];
 #pragma unroll
-        for (int m = 0; m < kBsXs; ++m) xs[m] = cc1d_to_float(xr[m]);
+        for (int m = 0; m < kXs; ++m) xs[m] = cc1d_to_float(xr[m]);
 
-        // g[j] = g at s + j: dout * act'(z), z over x̃[s+j-K .. s+j] within the sequence of
-        // s+j; 0 for padding and outside the row.
-        float g[CC1D_K + 1];
+        // g[j] = g at s0 + j: dout * act'(z), z over x̃[s0+j-K .. s0+j] within the sequence
+        // of s0+j; 0 for padding and outside the row.
+        float g[kGs];
 #pragma unroll
-        for (int j = 0; j <= CC1D_K; ++j) {
+        for (int j = 0; j < kGs; ++j) {
 #if CC1D_HAS_SEQ_IDX
             const auto id = [&](int k) { return ids[j + k]; };
 #else
@@ -223,27 +234,32 @@ CC1D_DEVICE void bs_walk_in_registers(const cc1d_bwd_params& p, int c, int slot,
             g[j] = bs_g(cc1d_to_float(dr[j]), w, bias, [&](int k) { return xs[j + k]; }, id);
         }
 
-        // dx[s] = sum_k w[k] g[s+K-k] within the sequence of s.
-        float acc = 0.0f;
 #pragma unroll
-        for (int k = 0; k < CC1D_WIDTH; ++k) {
-#if CC1D_HAS_SEQ_IDX
-            if (ids[2 * CC1D_K - k] != ids[CC1D_K]) continue;
-#endif
-            acc = fmaf(w[k], g[CC1D_K - k], acc);
-        }
-#if CC1D_HAS_FINAL_STATES
-        if (near_end) acc += cc1d_to_float(fin);
-#endif
-        bs_store_dx(p, dx, c, b, s, acc);
-        if (s >= 0) {
-            db += g[0];
+        for (int i = 0; i < RUN; ++i) {
+            const int s = s0 + i;
+            if (s >= L) continue;   // (the run's tail past the row)
+            // dx[s] = sum_k w[k] g[s+K-k] within the sequence of s.
+            float acc = 0.0f;
 #pragma unroll
             for (int k = 0; k < CC1D_WIDTH; ++k) {
 #if CC1D_HAS_SEQ_IDX
-                if (ids[k] != ids[CC1D_K]) continue;
+                if (ids[i + 2 * CC1D_K - k] != ids[i + CC1D_K]) continue;
 #endif
-                dw[k] = fmaf(g[0], xs[k], dw[k]);   // x̃[s-K+k] * g[s]
+                acc = fmaf(w[k], g[i + CC1D_K - k], acc);
+            }
+#if CC1D_HAS_FINAL_STATES
+            acc += cc1d_to_float(fin[i]);   // (0 before L - K)
+#endif
+            bs_store_dx(p, dx, c, b, s, acc);
+            if (s >= 0) {
+                db += g[i];
+#pragma unroll
+                for (int k = 0; k < CC1D_WIDTH; ++k) {
+#if CC1D_HAS_SEQ_IDX
+                    if (ids[i + k] != ids[i + CC1D_K]) continue;
+#endif
+                    dw[k] = fmaf(g[i], xs[i + k], dw[k]);   // x̃[s-K+k] * g[s]
+                }
             }
         }
     }
@@ -278,11 +294,13 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY(
     for (int k = 0; k < CC1D_WIDTH; ++k) dw[k] = 0.0f;
 
 #if BS_REGISTERS
-    // One or two positions a thread (most small calls) in registers; with more, the staged
-    // phases' shared loads beat reloading every neighbour for every position (entry 64).
+    // Channel-last calls walk runs in registers (the plan gives a channel a slot a run).
+    // Channel-first ones do with one or two positions a thread (most small calls); with
+    // more, the staged phases' shared loads beat reloading every neighbour for every
+    // position (entry 64).
     const int before_all = CC1D_HAS_INITIAL_STATES && p.dinitial_states != 0 ? CC1D_K : 0;
-    if ((int)p.batch * ((int)p.seqlen + before_all) <= 2 * slots) {
-        if (has) bs_walk_in_registers(p, c, slot, slots, dw, db);
+    if (CC1D_CHANNEL_LAST || (int)p.batch * ((int)p.seqlen + before_all) <= 2 * slots) {
+        if (has) bs_walk_in_registers<kBsRun>(p, c, slot, slots, dw, db);
     } else
 #endif
     {

@@ -70,6 +70,11 @@
 // bwd_small.cu, one launch: blocks of this many threads, each at most this many positions.
 #define CC1D_BWD_SMALL_THREADS 256
 #define CC1D_BWD_SMALL_POSITIONS 4
+// Small calls at widths up to 4 walk their positions in registers: channel-last ones
+// runs of CC1D_BWD_SMALL_CL_RUN consecutive positions of a row a thread (a power of two;
+// the host gives a channel a slot a run), channel-first ones a position a thread.
+#define CC1D_BWD_SMALL_IN_REGISTERS(width) ((width) <= 4)
+#define CC1D_BWD_SMALL_CL_RUN 8
 // Channel-first small-call backward modules up to width 4 without seq_idx or states also
 // carry the vector kernel of bwd_channel_first_vectors.cu, for calls whose rows lie on
 // 16-byte vectors: blocks of CC1D_BWD_SMALL_THREADS threads, each taking up to this many

@@ -2,7 +2,8 @@
 // calls of at most CC1D_BWD_SMALL_POSITIONS positions a thread and 2^17 elements
 // (channel-first short rows more: 16 positions a thread and 2^21 elements in 16-bit, 8
 // and 2^19 in fp32), views within 2^31 elements, shared memory within 48 KiB, not switched off; as
-// many slots a channel as positions (a power of two, at most the block), the rest of the
+// many slots a channel as positions (channel-last at widths up to 4: as runs of
+// CC1D_BWD_SMALL_CL_RUN positions; a power of two, at most the block), the rest of the
 // block in channels. Channel-first calls whose rows are whole 16-byte vectors (widths up
 // to 4, no seq_idx or states) take the module's vector kernel instead, up to two vectors a
 // thread at any D. Such a call is one launch of the small-call variant's module, writing
@@ -73,19 +74,51 @@ TEST_CASE("small backward plan: slots a channel follow the positions, the block'
         int shift, slots;
         std::int64_t blocks;
     };
+    // Channel-first: a slot a position.
     for (const Case& c : {Case{2, 64, 128, 0, 256, 64}, Case{1, 300, 1, 8, 1, 2}, Case{1, 37, 3, 6, 4, 1},
-                          Case{3, 67, 5, 4, 16, 5}, Case{4, 64, 256, 0, 256, 64}, Case{1, 4096, 16, 4, 16, 256}})
-        for (Layout layout : {Layout::channel_first, Layout::channel_last}) {
-            INFO("B=", c.B, " D=", c.D, " L=", c.L, " channel-last=", layout == Layout::channel_last);
-            const auto plan = backward::plan_small(small_variant(layout), call_args(c.B, c.D, c.L, layout));
-            REQUIRE(plan.has_value());
-            CHECK(plan->channel_shift == c.shift);
-            CHECK(plan->slots == c.slots);
-            CHECK((plan->slots << plan->channel_shift) == CC1D_BWD_SMALL_THREADS);
-            CHECK(plan->blocks == c.blocks);
-            // Every position has a slot within CC1D_BWD_SMALL_POSITIONS per thread.
-            CHECK(c.B * c.L <= std::int64_t(plan->slots) * CC1D_BWD_SMALL_POSITIONS);
-        }
+                          Case{3, 67, 5, 4, 16, 5}, Case{4, 64, 256, 0, 256, 64}, Case{1, 4096, 16, 4, 16, 256}}) {
+        INFO("B=", c.B, " D=", c.D, " L=", c.L);
+        const auto plan = backward::plan_small(small_variant(Layout::channel_first), call_args(c.B, c.D, c.L, Layout::channel_first));
+        REQUIRE(plan.has_value());
+        CHECK(plan->channel_shift == c.shift);
+        CHECK(plan->slots == c.slots);
+        CHECK((plan->slots << plan->channel_shift) == CC1D_BWD_SMALL_THREADS);
+        CHECK(plan->blocks == c.blocks);
+        // Every position has a slot within CC1D_BWD_SMALL_POSITIONS per thread.
+        CHECK(c.B * c.L <= std::int64_t(plan->slots) * CC1D_BWD_SMALL_POSITIONS);
+    }
+    // Channel-last at widths up to 4: a slot a run of CC1D_BWD_SMALL_CL_RUN positions of a
+    // row (2x64x128: 2 rows of 16 runs, so 32 slots and 8 channels a block).
+    static_assert(CC1D_BWD_SMALL_CL_RUN == 8, "the runs counted below are of 8 positions");
+    for (const Case& c : {Case{2, 64, 128, 3, 32, 8}, Case{1, 300, 1, 8, 1, 2}, Case{1, 37, 3, 8, 1, 1},
+                          Case{3, 67, 5, 6, 4, 2}, Case{4, 64, 256, 1, 128, 32}, Case{1, 4096, 16, 7, 2, 32},
+                          Case{3, 67, 341, 0, 256, 67}}) {
+        INFO("B=", c.B, " D=", c.D, " L=", c.L);
+        const auto plan = backward::plan_small(small_variant(Layout::channel_last), call_args(c.B, c.D, c.L, Layout::channel_last));
+        REQUIRE(plan.has_value());
+        CHECK(plan->channel_shift == c.shift);
+        CHECK(plan->slots == c.slots);
+        CHECK((plan->slots << plan->channel_shift) == CC1D_BWD_SMALL_THREADS);
+        CHECK(plan->blocks == c.blocks);
+    }
+    // Wider windows stage, a slot a position, as channel-first does.
+    const auto wide = backward::plan_small(small_variant(Layout::channel_last, 16), call_args(2, 64, 128, Layout::channel_last, 16));
+    REQUIRE(wide.has_value());
+    CHECK(wide->channel_shift == 0);
+    CHECK(wide->slots == 256);
+    // dinitial_states adds the K positions before each row start to its runs: rows of 126
+    // are 16 runs without them, 17 with them (so 34 slots, rounded up to 64).
+    Variant states = small_variant(Layout::channel_last);
+    states.initial_states = true;
+    BackwardArgs with_dinit = call_args(2, 64, 126, Layout::channel_last);
+    with_dinit.initial_states = Tensor(address(7), DType::bf16, {2, 64, 3});
+    auto plan = backward::plan_small(states, with_dinit);
+    REQUIRE(plan.has_value());
+    CHECK(plan->slots == 32);
+    with_dinit.dinitial_states = Tensor(const_cast<void*>(address(8)), DType::bf16, {2, 64, 3});
+    plan = backward::plan_small(states, with_dinit);
+    REQUIRE(plan.has_value());
+    CHECK(plan->slots == 64);
 }
 
 TEST_CASE("small backward plan: shared memory as the kernel lays it out") {
@@ -95,14 +128,29 @@ TEST_CASE("small backward plan: shared memory as the kernel lays it out") {
     REQUIRE(plan.has_value());
     CHECK(plan->shared_bytes == 4u * (2 * 131 + 256));
     // With seq_idx the ids of the staged rows follow.
-    plan = backward::plan_small(small_variant(Layout::channel_last, 4, true), call_args(2, 64, 128, Layout::channel_last));
+    plan = backward::plan_small(small_variant(Layout::channel_first, 4, true), call_args(2, 64, 128, Layout::channel_first));
     REQUIRE(plan.has_value());
     CHECK(plan->shared_bytes == 4u * (2 * 131 + 256 + 2 * 131));
     // One position: 256 channels a block, whose sums (width + 1 a channel, one lane group
     // each) outgrow the staged rows of 1 + K.
-    plan = backward::plan_small(small_variant(Layout::channel_last, 4), call_args(1, 300, 1, Layout::channel_last));
+    plan = backward::plan_small(small_variant(Layout::channel_first, 4), call_args(1, 300, 1, Layout::channel_first));
     REQUIRE(plan.has_value());
     CHECK(plan->shared_bytes == 4u * 256 * (5 + 1));
+    // Channel-last runs in registers stage nothing: the sums alone, width + 1 a channel and
+    // lane group (2x64x128: 8 channels of 32 runs, 4 lanes a channel in a warp, so 8
+    // groups), with or without seq_idx.
+    for (bool seq_idx : {false, true}) {
+        plan = backward::plan_small(small_variant(Layout::channel_last, 4, seq_idx), call_args(2, 64, 128, Layout::channel_last));
+        REQUIRE(plan.has_value());
+        CHECK(plan->shared_bytes == 4u * 8 * 5 * 8);
+    }
+    plan = backward::plan_small(small_variant(Layout::channel_last, 4), call_args(1, 300, 1, Layout::channel_last));
+    REQUIRE(plan.has_value());
+    CHECK(plan->shared_bytes == 4u * 256 * 5);
+    // Wider windows stage as in channel-first.
+    plan = backward::plan_small(small_variant(Layout::channel_last, 16, true), call_args(2, 64, 128, Layout::channel_last, 16));
+    REQUIRE(plan.has_value());
+    CHECK(plan->shared_bytes == 4u * (2 * 143 + 256 + 2 * 143));
 }
 
 TEST_CASE("small backward plan: larger calls, far-reaching views and switched off go to the main kernels") {
@@ -183,9 +231,12 @@ TEST_CASE("small backward call: one launch of its module's kernel, which writes 
             v.small_call = true;
             test::RecordingLauncher<cc1d_bwd_params> launcher;
             backward::run_small(launcher, v, args, *plan);
-            const auto& l = launcher.only_main_launch(CC1D_BWD_SMALL_THREADS, 64, plan->shared_bytes);
+            // Channel-first a slot a position (one channel a block), channel-last a slot a
+            // run of 8 (8 channels a block).
+            const bool cl = layout == Layout::channel_last;
+            const auto& l = launcher.only_main_launch(CC1D_BWD_SMALL_THREADS, cl ? 8 : 64, plan->shared_bytes);
             CHECK(l.params.dw_mode == CC1D_DW_DIRECT);
-            CHECK(l.params.small_channel_shift == 0);
+            CHECK(l.params.small_channel_shift == (cl ? 3 : 0));
             CHECK(l.params.dim == 64);
         }
 }

@@ -107,6 +107,17 @@ std::optional<SmallPlan> plan_vectors(const Variant& v, const BackwardArgs& args
     return plan;
 }
 
+// What a slot of the small kernel takes: channel-last calls at widths up to 4 walk runs
+// of CC1D_BWD_SMALL_CL_RUN positions of a row in registers (the positions before a row
+// start included when dinitial_states is asked for), so a channel needs a slot a run
+// and a warp's lanes are neighbouring channels; the other calls a slot a position.
+std::int64_t slot_units(const Variant& v, const BackwardArgs& args) {
+    const std::int64_t batch = args.x.shape[0], seqlen = args.x.shape[2];
+    if (v.layout != Layout::channel_last || !CC1D_BWD_SMALL_IN_REGISTERS(v.width)) return batch * seqlen;
+    const std::int64_t before = v.initial_states && args.dinitial_states.present() ? v.width - 1 : 0;
+    return batch * util::ceil_div(seqlen + before, std::int64_t(CC1D_BWD_SMALL_CL_RUN));
+}
+
 }  // namespace
 
 std::optional<SmallPlan> plan_small(const Variant& variant, const BackwardArgs& args) {
@@ -122,19 +133,21 @@ std::optional<SmallPlan> plan_small(const Variant& variant, const BackwardArgs& 
     if (positions > std::int64_t(limits.positions_per_thread) * CC1D_BWD_SMALL_THREADS) return std::nullopt;
     if (positions * dim > limits.elements) return std::nullopt;
 
-    SmallPlan plan = block_layout(positions, dim);
+    SmallPlan plan = block_layout(slot_units(variant, args), dim);
     const std::int64_t channels = std::int64_t(1) << plan.channel_shift;
     // Shared memory as bwd_small.cu lays it out: the rows of x̃ with the K positions
     // before each start (or the lane groups' sums, whichever is larger; lanes of one
     // channel within 32 form a group), g of every position, and with seq_idx the ids.
-    // Calls the kernel walks in registers use only the sums' part; they get the same size,
-    // so which calls the small kernel takes does not depend on its path.
-    const int lane_slots = variant.layout == Layout::channel_last ? std::max(1, 32 >> std::min(plan.channel_shift, 5))
-                                                                  : std::min(plan.slots, 32);
+    // Channel-last runs in registers use only the sums' part. Channel-first calls the
+    // kernel walks in registers (one or two positions a thread) get the staged size too,
+    // so which calls the small kernel takes does not depend on that choice of its.
+    const bool cl = variant.layout == Layout::channel_last;
+    const int lane_slots = cl ? std::max(1, 32 >> std::min(plan.channel_shift, 5)) : std::min(plan.slots, 32);
     const std::int64_t staged = batch * (seqlen + variant.width - 1);
     const std::int64_t sums = std::int64_t(variant.width + 1) * (plan.slots / lane_slots);
-    const std::int64_t floats =
-        channels * (std::max(staged, sums) + positions) + (variant.seq_idx ? staged : 0);
+    const std::int64_t floats = cl && CC1D_BWD_SMALL_IN_REGISTERS(variant.width)
+                                    ? channels * sums
+                                    : channels * (std::max(staged, sums) + positions) + (variant.seq_idx ? staged : 0);
     if (floats * std::int64_t(sizeof(float)) > kSmallSharedBytes) return std::nullopt;
     plan.shared_bytes = static_cast<unsigned>(floats * std::int64_t(sizeof(float)));
     return plan;
