@@ -8,8 +8,8 @@
 // (docs/perf.md entries 32-40). Here a block owns C = 2^small_channel_shift channels and
 // every one of their N = B * L positions. Windows of up to 4 taps take each position
 // from loads to dx, dw and db in registers (bs_walk_in_registers), then phase 3 below:
-// in channel-last a thread a run of CC1D_BWD_SMALL_CL_RUN positions, in channel-first a
-// thread one or two positions. Other calls go through a few short phases:
+// in channel-last a thread a run of CC1D_BWD_SMALL_CL_RUN(silu) positions, in
+// channel-first a thread one or two positions. Other calls go through a few short phases:
 //   0. the rows of x̃ (with the K positions before each start), dout and the ids into
 //      shared memory, every load of a thread in flight at once;
 //   1. g[s] = dout[s] * act'(z[s]) (z from the window x̃[s-K .. s]) over dout in place,
@@ -142,13 +142,13 @@ CC1D_DEVICE void bs_store_dx(const cc1d_bwd_params& p, x_t* dx, int c, int b, in
 // db: neither staging nor an exchange of g, no barrier before the sums. Channel-first runs
 // are one position (a warp's lanes hold neighbouring positions, so they share lines; the
 // K recomputed activations a position are why wider windows stage); channel-last runs are
-// CC1D_BWD_SMALL_CL_RUN positions, a warp's lanes neighbouring channels (one position a
-// thread there loaded each of its 11 neighbours from a line of its own, up to 46% slower
-// than staging, entry 64; a run loads a line once for 8 positions and recomputes only
-// the K activations past its end).
+// 8 positions (4 with silu, whose runs recompute the K activations past their end), a
+// warp's lanes neighbouring channels (one position a thread there loaded each of its 11
+// neighbours from a line of its own, up to 46% slower than staging, entry 64; a run
+// loads a line once for all its positions).
 #define BS_REGISTERS CC1D_BWD_SMALL_IN_REGISTERS(CC1D_WIDTH)
 #if BS_REGISTERS
-constexpr int kBsRun = CC1D_CHANNEL_LAST ? CC1D_BWD_SMALL_CL_RUN : 1;
+constexpr int kBsRun = CC1D_CHANNEL_LAST ? CC1D_BWD_SMALL_CL_RUN(CC1D_SILU) : 1;
 
 template <int RUN>
 CC1D_DEVICE void bs_walk_in_registers(const cc1d_bwd_params& p, int c, int slot, int slots, float (&dw)[CC1D_WIDTH],

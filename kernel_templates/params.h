@@ -71,10 +71,12 @@
 #define CC1D_BWD_SMALL_THREADS 256
 #define CC1D_BWD_SMALL_POSITIONS 4
 // Small calls at widths up to 4 walk their positions in registers: channel-last ones
-// runs of CC1D_BWD_SMALL_CL_RUN consecutive positions of a row a thread (a power of two;
-// the host gives a channel a slot a run), channel-first ones a position a thread.
+// runs of CC1D_BWD_SMALL_CL_RUN(silu) consecutive positions of a row a thread (a power of
+// two; the host gives a channel a slot a run), channel-first ones a position a thread.
+// With SiLU a run recomputes the K activations past its end, so its runs are shorter
+// (docs/perf.md entry 137).
 #define CC1D_BWD_SMALL_IN_REGISTERS(width) ((width) <= 4)
-#define CC1D_BWD_SMALL_CL_RUN 8
+#define CC1D_BWD_SMALL_CL_RUN(silu) ((silu) ? 4 : 8)
 // Channel-first small-call backward modules up to width 4 without seq_idx or states also
 // carry the vector kernel of bwd_channel_first_vectors.cu, for calls whose rows lie on
 // 16-byte vectors: blocks of CC1D_BWD_SMALL_THREADS threads, each taking up to this many

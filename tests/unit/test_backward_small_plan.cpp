@@ -3,7 +3,7 @@
 // (channel-first short rows more: 16 positions a thread and 2^21 elements in 16-bit, 8
 // and 2^19 in fp32), views within 2^31 elements, shared memory within 48 KiB, not switched off; as
 // many slots a channel as positions (channel-last at widths up to 4: as runs of
-// CC1D_BWD_SMALL_CL_RUN positions; a power of two, at most the block), the rest of the
+// CC1D_BWD_SMALL_CL_RUN(silu) positions; a power of two, at most the block), the rest of the
 // block in channels. Channel-first calls whose rows are whole 16-byte vectors (widths up
 // to 4, no seq_idx or states) take the module's vector kernel instead, up to two vectors a
 // thread at any D. Such a call is one launch of the small-call variant's module, writing
@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -87,14 +88,24 @@ TEST_CASE("small backward plan: slots a channel follow the positions, the block'
         // Every position has a slot within CC1D_BWD_SMALL_POSITIONS per thread.
         CHECK(c.B * c.L <= std::int64_t(plan->slots) * CC1D_BWD_SMALL_POSITIONS);
     }
-    // Channel-last at widths up to 4: a slot a run of CC1D_BWD_SMALL_CL_RUN positions of a
-    // row (2x64x128: 2 rows of 16 runs, so 32 slots and 8 channels a block).
-    static_assert(CC1D_BWD_SMALL_CL_RUN == 8, "the runs counted below are of 8 positions");
-    for (const Case& c : {Case{2, 64, 128, 3, 32, 8}, Case{1, 300, 1, 8, 1, 2}, Case{1, 37, 3, 8, 1, 1},
-                          Case{3, 67, 5, 6, 4, 2}, Case{4, 64, 256, 1, 128, 32}, Case{1, 4096, 16, 7, 2, 32},
-                          Case{3, 67, 341, 0, 256, 67}}) {
-        INFO("B=", c.B, " D=", c.D, " L=", c.L);
-        const auto plan = backward::plan_small(small_variant(Layout::channel_last), call_args(c.B, c.D, c.L, Layout::channel_last));
+    // Channel-last at widths up to 4: a slot a run of CC1D_BWD_SMALL_CL_RUN(silu)
+    // positions of a row, 4 with SiLU (2x64x128: 2 rows of 32 runs, so 64 slots and 4
+    // channels a block), 8 without (2 rows of 16 runs: 32 slots, 8 channels).
+    static_assert(CC1D_BWD_SMALL_CL_RUN(true) == 4 && CC1D_BWD_SMALL_CL_RUN(false) == 8,
+                  "the runs counted below are of 4 positions with SiLU, 8 without");
+    Variant no_silu = small_variant(Layout::channel_last);
+    no_silu.activation = Activation::none;
+    for (const auto& [v, c] : {std::pair{small_variant(Layout::channel_last), Case{2, 64, 128, 2, 64, 16}},
+                               std::pair{small_variant(Layout::channel_last), Case{1, 300, 1, 8, 1, 2}},
+                               std::pair{small_variant(Layout::channel_last), Case{1, 37, 3, 8, 1, 1}},
+                               std::pair{small_variant(Layout::channel_last), Case{3, 67, 5, 5, 8, 3}},
+                               std::pair{small_variant(Layout::channel_last), Case{4, 64, 256, 0, 256, 64}},
+                               std::pair{small_variant(Layout::channel_last), Case{1, 4096, 16, 6, 4, 64}},
+                               std::pair{small_variant(Layout::channel_last), Case{3, 67, 341, 0, 256, 67}},
+                               std::pair{no_silu, Case{2, 64, 128, 3, 32, 8}}, std::pair{no_silu, Case{1, 4096, 16, 7, 2, 32}},
+                               std::pair{no_silu, Case{4, 64, 256, 1, 128, 32}}}) {
+        INFO("B=", c.B, " D=", c.D, " L=", c.L, " silu=", v.activation == Activation::silu);
+        const auto plan = backward::plan_small(v, call_args(c.B, c.D, c.L, Layout::channel_last));
         REQUIRE(plan.has_value());
         CHECK(plan->channel_shift == c.shift);
         CHECK(plan->slots == c.slots);
@@ -107,18 +118,18 @@ TEST_CASE("small backward plan: slots a channel follow the positions, the block'
     CHECK(wide->channel_shift == 0);
     CHECK(wide->slots == 256);
     // dinitial_states adds the K positions before each row start to its runs: rows of 126
-    // are 16 runs without them, 17 with them (so 34 slots, rounded up to 64).
+    // are 32 runs of 4 without them, 33 with them (so 66 slots, rounded up to 128).
     Variant states = small_variant(Layout::channel_last);
     states.initial_states = true;
     BackwardArgs with_dinit = call_args(2, 64, 126, Layout::channel_last);
     with_dinit.initial_states = Tensor(address(7), DType::bf16, {2, 64, 3});
     auto plan = backward::plan_small(states, with_dinit);
     REQUIRE(plan.has_value());
-    CHECK(plan->slots == 32);
+    CHECK(plan->slots == 64);
     with_dinit.dinitial_states = Tensor(const_cast<void*>(address(8)), DType::bf16, {2, 64, 3});
     plan = backward::plan_small(states, with_dinit);
     REQUIRE(plan.has_value());
-    CHECK(plan->slots == 64);
+    CHECK(plan->slots == 128);
 }
 
 TEST_CASE("small backward plan: shared memory as the kernel lays it out") {
@@ -137,12 +148,12 @@ TEST_CASE("small backward plan: shared memory as the kernel lays it out") {
     REQUIRE(plan.has_value());
     CHECK(plan->shared_bytes == 4u * 256 * (5 + 1));
     // Channel-last runs in registers stage nothing: the sums alone, width + 1 a channel and
-    // lane group (2x64x128: 8 channels of 32 runs, 4 lanes a channel in a warp, so 8
-    // groups), with or without seq_idx.
+    // lane group (2x64x128 with SiLU: 4 channels of 64 runs, 8 lanes a channel in a warp,
+    // so 8 groups), with or without seq_idx.
     for (bool seq_idx : {false, true}) {
         plan = backward::plan_small(small_variant(Layout::channel_last, 4, seq_idx), call_args(2, 64, 128, Layout::channel_last));
         REQUIRE(plan.has_value());
-        CHECK(plan->shared_bytes == 4u * 8 * 5 * 8);
+        CHECK(plan->shared_bytes == 4u * 4 * 5 * 8);
     }
     plan = backward::plan_small(small_variant(Layout::channel_last, 4), call_args(1, 300, 1, Layout::channel_last));
     REQUIRE(plan.has_value());
@@ -232,11 +243,11 @@ TEST_CASE("small backward call: one launch of its module's kernel, which writes 
             test::RecordingLauncher<cc1d_bwd_params> launcher;
             backward::run_small(launcher, v, args, *plan);
             // Channel-first a slot a position (one channel a block), channel-last a slot a
-            // run of 8 (8 channels a block).
+            // run of 4 with SiLU (4 channels a block).
             const bool cl = layout == Layout::channel_last;
-            const auto& l = launcher.only_main_launch(CC1D_BWD_SMALL_THREADS, cl ? 8 : 64, plan->shared_bytes);
+            const auto& l = launcher.only_main_launch(CC1D_BWD_SMALL_THREADS, cl ? 16 : 64, plan->shared_bytes);
             CHECK(l.params.dw_mode == CC1D_DW_DIRECT);
-            CHECK(l.params.small_channel_shift == (cl ? 3 : 0));
+            CHECK(l.params.small_channel_shift == (cl ? 2 : 0));
             CHECK(l.params.dim == 64);
         }
 }

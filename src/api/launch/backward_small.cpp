@@ -108,14 +108,15 @@ std::optional<SmallPlan> plan_vectors(const Variant& v, const BackwardArgs& args
 }
 
 // What a slot of the small kernel takes: channel-last calls at widths up to 4 walk runs
-// of CC1D_BWD_SMALL_CL_RUN positions of a row in registers (the positions before a row
+// of CC1D_BWD_SMALL_CL_RUN(silu) positions of a row in registers (the positions before a row
 // start included when dinitial_states is asked for), so a channel needs a slot a run
 // and a warp's lanes are neighbouring channels; the other calls a slot a position.
 std::int64_t slot_units(const Variant& v, const BackwardArgs& args) {
     const std::int64_t batch = args.x.shape[0], seqlen = args.x.shape[2];
     if (v.layout != Layout::channel_last || !CC1D_BWD_SMALL_IN_REGISTERS(v.width)) return batch * seqlen;
     const std::int64_t before = v.initial_states && args.dinitial_states.present() ? v.width - 1 : 0;
-    return batch * util::ceil_div(seqlen + before, std::int64_t(CC1D_BWD_SMALL_CL_RUN));
+    const bool silu = v.activation == Activation::silu;
+    return batch * util::ceil_div(seqlen + before, std::int64_t(CC1D_BWD_SMALL_CL_RUN(silu)));
 }
 
 }  // namespace
