@@ -618,6 +618,30 @@ TEST_CASE("backward: channel-first short rows of many channels, small-call kerne
         }
 }
 
+TEST_CASE("backward: channel-last calls of few positions and many channels, small-call kernel and main kernels") {
+    // At most 256 positions (B·L) past 2^17 elements: channel-last calls at widths up to 4
+    // take the small-call kernel there (runs of a row in registers, several channels a
+    // block), up to 2^18 elements over 129-256 positions and 2^19 over at most 128. Rows
+    // end inside a run (41, 43, 97, 127), D cuts the last block short. Each call runs
+    // through the small-call kernel and again through the main kernels.
+    const std::array<std::array<std::int64_t, 3>, 6> shapes = {
+        {{1, 4099, 97}, {3, 1500, 41}, {2, 2050, 64}, {2, 1031, 127}, {5, 1201, 43}, {1, 1023, 256}}};
+    std::uint64_t index = 0;
+    for (const auto& [B, D, L] : shapes)
+        for (int width : {2, 3, 4}) {
+            const int turn = static_cast<int>(index);
+            const DTypePair dtypes = dtype_pairs()[static_cast<std::size_t>(turn) % dtype_pairs().size()];
+            const bool states = turn % 3 != 2;
+            BackwardVariant v{Layout::channel_last, dtypes, width, turn % 2 ? Activation::silu : Activation::none,
+                              turn % 4 != 3, turn % 3 != 1, states, states && turn % 2 == 0, turn % 5 != 4};
+            const Run r{B, D, L, view_kind(turn, true), view_kind(turn + 1, true), view_kind(turn + 2, true),
+                        view_kind(turn + 3, false), turn % 2 == 1, turn % 3 == 0, states};
+            const std::uint32_t seed = case_seed(27, index++);
+            INFO(v.name(), " | ", r.name(), " | seed ", seed);
+            CHECK_MESSAGE(run_backward_case(v, r, seed), "the call did not take the small-call kernel");
+        }
+}
+
 TEST_CASE("backward: channel-first rows of whole 16-byte vectors in one launch, up to 4096 positions a channel") {
     // The small-call module's vector kernel (bwd_channel_first_vectors.cu): rows of whole vectors,
     // widths 1 to 4 without seq_idx or states, from one vector a channel (256 channels a

@@ -223,10 +223,31 @@ TEST_CASE("small backward plan: channel-first short rows up to 2^21 elements in 
     CHECK_FALSE(backward::plan_small(fp32, call_args(2, 8192, 64, Layout::channel_first)));
     CHECK(backward::plan_small(fp32, call_args(16, 256, 128, Layout::channel_first)));   // eight positions a thread
     CHECK_FALSE(backward::plan_small(fp32, call_args(17, 128, 128, Layout::channel_first)));   // nine
-    // Not for wider windows (the staged phases) or channel-last (a warp's lanes are
-    // channels): those keep 2^17.
+    // Not for wider windows (the staged phases) or channel-last calls of 512 positions
+    // (their own limits below): those keep 2^17.
     CHECK_FALSE(backward::plan_small(small_variant(Layout::channel_first, 5), call_args(4, 1024, 128, Layout::channel_first, 5)));
     CHECK_FALSE(backward::plan_small(small_variant(Layout::channel_last), call_args(4, 1024, 128, Layout::channel_last)));
+}
+
+TEST_CASE("small backward plan: channel-last runs up to 2^19 elements over 128 positions, 2^18 over 256") {
+    // Widths up to 4 (runs in registers): a block holds several channels of so few
+    // positions. Past 256 positions, and at wider windows (staged), 2^17 as before.
+    const Variant cl = small_variant(Layout::channel_last);
+    CHECK(backward::plan_small(cl, call_args(1, 4096, 128, Layout::channel_last)));         // 2^19, 128 positions
+    CHECK_FALSE(backward::plan_small(cl, call_args(1, 4097, 128, Layout::channel_last)));
+    CHECK(backward::plan_small(cl, call_args(4, 1024, 32, Layout::channel_last)));          // 2^17, 128 positions
+    CHECK(backward::plan_small(cl, call_args(2, 1024, 128, Layout::channel_last)));         // 2^18, 256 positions
+    CHECK_FALSE(backward::plan_small(cl, call_args(2, 1025, 128, Layout::channel_last)));
+    CHECK_FALSE(backward::plan_small(cl, call_args(3, 2100, 43, Layout::channel_last)));    // 129 positions, over 2^18
+    CHECK(backward::plan_small(cl, call_args(3, 2000, 43, Layout::channel_last)));          // (258,000 elements)
+    CHECK_FALSE(backward::plan_small(cl, call_args(2, 512, 256, Layout::channel_last)));    // 512 positions, 2^18
+    CHECK(backward::plan_small(cl, call_args(2, 256, 256, Layout::channel_last)));          // 2^17
+    auto fp32 = cl;
+    fp32.x_dtype = fp32.weight_dtype = DType::fp32;
+    CHECK(backward::plan_small(fp32, with_x_dtype(call_args(1, 4096, 128, Layout::channel_last), DType::fp32)));
+    CHECK_FALSE(backward::plan_small(small_variant(Layout::channel_last, 5),
+                                     call_args(1, 2048, 128, Layout::channel_last, 5)));   // staged: 2^17
+    CHECK(backward::plan_small(small_variant(Layout::channel_last, 5), call_args(1, 1024, 128, Layout::channel_last, 5)));
 }
 
 TEST_CASE("small backward call: one launch of its module's kernel, which writes dweight and dbias itself") {

@@ -42,6 +42,15 @@ struct SmallLimits {
 constexpr SmallLimits kGeneralLimits{CC1D_BWD_SMALL_POSITIONS, kSmallMaxElements};
 constexpr SmallLimits kShortRowLimits16{16, std::int64_t(1) << 21};   // 16-bit x
 constexpr SmallLimits kShortRowLimitsFp32{8, std::int64_t(1) << 19};
+// Channel-last calls at widths up to 4 (runs in registers) of few positions take it
+// further: a block holds several channels of them, and against the main kernels and
+// their reduce launch it ran 10-25% faster on an H100 at 2^18 elements over 128 or 256
+// positions (1x2048x128, 2x1024x128) and 0.5-17% at 2^19 over 128 (1x4096x128); over
+// 512 positions it was even or slower at 2^18 (2x512x256 -17 to +3%) and up to 46% slower
+// at 2^19, where a block holds one or two channels (docs/perf.md entry 138).
+constexpr std::int64_t kRunsFewPositions = 128, kRunsSomePositions = 256;
+constexpr SmallLimits kRunsFewPositionsLimits{CC1D_BWD_SMALL_POSITIONS, std::int64_t(1) << 19};
+constexpr SmallLimits kRunsSomePositionsLimits{CC1D_BWD_SMALL_POSITIONS, std::int64_t(1) << 18};
 // B * (L + K) <= positions * width < 2^16, the bound the kernel's index split needs.
 static_assert(CC1D_BWD_SMALL_POSITIONS * CC1D_BWD_SMALL_THREADS * Variant::max_width < (1 << 16) &&
                   kShortRowLimits16.positions_per_thread * CC1D_BWD_SMALL_THREADS * kShortRowMaxWidth < (1 << 16) &&
@@ -49,6 +58,11 @@ static_assert(CC1D_BWD_SMALL_POSITIONS * CC1D_BWD_SMALL_THREADS * Variant::max_w
               "bwd_small.cu splits indices below 2^16 by multiplies");
 
 SmallLimits limits_for(const Variant& v, std::int64_t positions, std::int64_t seqlen) {
+    if (v.layout == Layout::channel_last && CC1D_BWD_SMALL_IN_REGISTERS(v.width)) {
+        if (positions <= kRunsFewPositions) return kRunsFewPositionsLimits;
+        if (positions <= kRunsSomePositions) return kRunsSomePositionsLimits;
+        return kGeneralLimits;
+    }
     const bool short_rows = v.layout == Layout::channel_first && v.width <= kShortRowMaxWidth &&
                             (seqlen <= kShortRow || (seqlen <= kShortRowMany && positions > CC1D_BWD_SMALL_THREADS));
     if (!short_rows) return kGeneralLimits;

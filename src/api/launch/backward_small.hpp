@@ -28,7 +28,8 @@ struct SmallPlan {
 // vector loads win; channel-first calls of rows of at most 64 positions, or of 128 at two
 // or more positions a thread, take up to 16 positions a thread and 2^21 elements in
 // 16-bit, 8 and 2^19 in fp32, where the main kernel's row-sized tiles leave most threads
-// idle), views within 2^31 elements (32-bit offsets) and its shared memory within what a
+// idle; channel-last calls at widths up to 4 of at most 128 positions up to 2^19
+// elements, of at most 256 up to 2^18, a block holding several channels), views within 2^31 elements (32-bit offsets) and its shared memory within what a
 // block gets without opting in. nullopt otherwise, or when CC1D_DISABLE_SMALL_BACKWARD is
 // set (read per call, so tests can run a call both ways). Channel-first calls at widths
 // up to 4 without seq_idx or states whose rows are whole 16-byte vectors in x, dout and
