@@ -1,13 +1,14 @@
 // Which backward calls run the small-call kernel (bwd_small.cu) and how it is laid out:
 // calls of at most CC1D_BWD_SMALL_POSITIONS positions a thread and 2^17 elements
 // (channel-first short rows more: 16 positions a thread and 2^21 elements in 16-bit, 8
-// and 2^19 in fp32), views within 2^31 elements, shared memory within 48 KiB, not switched off; as
-// many slots a channel as positions (channel-last at widths up to 4: as runs of
-// CC1D_BWD_SMALL_CL_RUN(silu) positions; a power of two, at most the block), the rest of the
-// block in channels. Channel-first calls whose rows are whole 16-byte vectors (widths up
-// to 4, no seq_idx or states) take the module's vector kernel instead, up to two vectors a
-// thread at any D. Such a call is one launch of the small-call variant's module, writing
-// dweight and dbias itself; that variant is one module for both modes.
+// and 2^19 in fp32; channel-last runs 2^19 over at most 128 positions, 2^18 over 256),
+// views within 2^31 elements, shared memory within 48 KiB, not switched off; as many
+// slots a channel as positions (channel-last at widths up to 4: as runs of
+// CC1D_BWD_SMALL_CL_RUN(silu) positions; a power of two, at most the block), the rest of
+// the block in channels. Channel-first calls whose rows are whole 16-byte vectors (widths
+// up to 4, no seq_idx or states) take the module's vector kernel instead, up to two
+// vectors a thread at any D. Such a call is one launch of the small-call variant's
+// module, writing dweight and dbias itself; that variant is one module for both modes.
 #include <cstdint>
 #include <string>
 #include <tuple>
