@@ -44,7 +44,7 @@ constexpr SmallLimits kShortRowLimits16{16, std::int64_t(1) << 21};   // 16-bit 
 constexpr SmallLimits kShortRowLimitsFp32{8, std::int64_t(1) << 19};
 // Channel-last calls at widths up to 4 (runs in registers) of few positions take it
 // further: a block holds several channels of them, and against the main kernels and
-// their reduce launch it ran 10-25% faster on an H100 at 2^18 elements over 128 or 256
+// their reduce launch it ran 8-25% faster on an H100 at 2^18 elements over 128 or 256
 // positions (1x2048x128, 2x1024x128) and 0.5-17% at 2^19 over 128 (1x4096x128); over
 // 512 positions it was even or slower at 2^18 (2x512x256 -17 to +3%) and up to 46% slower
 // at 2^19, where a block holds one or two channels (docs/perf.md entry 138).

@@ -29,8 +29,9 @@ struct SmallPlan {
 // or more positions a thread, take up to 16 positions a thread and 2^21 elements in
 // 16-bit, 8 and 2^19 in fp32, where the main kernel's row-sized tiles leave most threads
 // idle; channel-last calls at widths up to 4 of at most 128 positions up to 2^19
-// elements, of at most 256 up to 2^18, a block holding several channels), views within 2^31 elements (32-bit offsets) and its shared memory within what a
-// block gets without opting in. nullopt otherwise, or when CC1D_DISABLE_SMALL_BACKWARD is
+// elements, of at most 256 up to 2^18, a block holding several channels), views within
+// 2^31 elements (32-bit offsets) and its shared memory within what a block gets without
+// opting in. nullopt otherwise, or when CC1D_DISABLE_SMALL_BACKWARD is
 // set (read per call, so tests can run a call both ways). Channel-first calls at widths
 // up to 4 without seq_idx or states whose rows are whole 16-byte vectors in x, dout and
 // dx take the vector kernel instead (plan.vectors), at any D, up to two vectors a thread
