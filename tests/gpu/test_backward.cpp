@@ -192,6 +192,21 @@ bool run_backward_case(const BackwardVariant& v, const Run& r, std::uint32_t see
     return small;
 }
 
+// A call the small-call kernel should take, its features rotated by `turn`: SiLU on odd
+// turns, bias, seq_idx, states (past width 1) with their gradients, the mode and each
+// tensor's view; run through that kernel and again through the main kernels.
+void check_small_call(Layout layout, const DTypePair& dtypes, int width, std::int64_t B, std::int64_t D,
+                      std::int64_t L, int turn, std::uint32_t seed) {
+    const bool cl = layout == Layout::channel_last;
+    const bool states = width > 1 && turn % 3 != 2;
+    BackwardVariant v{layout, dtypes, width, turn % 2 ? Activation::silu : Activation::none, turn % 4 != 3,
+                      turn % 3 != 1, states, states && turn % 2 == 0, turn % 5 != 4};
+    const Run r{B, D, L, view_kind(turn, cl), view_kind(turn + 1, cl), view_kind(turn + 2, cl),
+                view_kind(turn + 3, false), turn % 2 == 1, turn % 3 == 0, states};
+    INFO(v.name(), " | ", r.name(), " | seed ", seed);
+    CHECK_MESSAGE(run_backward_case(v, r, seed), "the call did not take the small-call kernel");
+}
+
 // The seq_idx cases of long sequences: every dtype x `widths`, with SiLU, initial and
 // final states, views and the dweight dtype rotated; seeds from case_seed(salt, i).
 void run_long_sequence_cases(Layout layout, std::int64_t B, std::int64_t D, std::int64_t L,
@@ -569,17 +584,9 @@ TEST_CASE("backward: small calls in one launch, 1 to 4 positions a thread, block
     for (const auto& [B, D, L] : shapes)
         for (Layout layout : {Layout::channel_first, Layout::channel_last})
             for (int width : {1, 4, 16}) {
-                const bool cl = layout == Layout::channel_last;
                 const int turn = static_cast<int>(index);
                 const DTypePair dtypes = dtype_pairs()[static_cast<std::size_t>(turn) % dtype_pairs().size()];
-                const bool states = width > 1 && turn % 3 != 2;
-                BackwardVariant v{layout, dtypes, width, turn % 2 ? Activation::silu : Activation::none, turn % 4 != 3,
-                                  turn % 3 != 1, states, states && turn % 2 == 0, turn % 5 != 4};
-                const Run r{B, D, L, view_kind(turn, cl), view_kind(turn + 1, cl), view_kind(turn + 2, cl),
-                            view_kind(turn + 3, false), turn % 2 == 1, turn % 3 == 0, states};
-                const std::uint32_t seed = case_seed(18, index++);
-                INFO(v.name(), " | ", r.name(), " | seed ", seed);
-                CHECK_MESSAGE(run_backward_case(v, r, seed), "the call did not take the small-call kernel");
+                check_small_call(layout, dtypes, width, B, D, L, turn, case_seed(18, index++));
             }
 }
 
@@ -606,15 +613,7 @@ TEST_CASE("backward: channel-first short rows of many channels, small-call kerne
             // Past eight positions a thread only 16-bit x takes the small-call kernel.
             const std::size_t pair = B * L > 2048 ? 3 + static_cast<std::size_t>(turn) % 6
                                                   : static_cast<std::size_t>(turn) % dtype_pairs().size();
-            const DTypePair dtypes = dtype_pairs()[pair];
-            const bool states = turn % 3 != 2;
-            BackwardVariant v{Layout::channel_first, dtypes, width, turn % 2 ? Activation::silu : Activation::none,
-                              turn % 4 != 3, turn % 3 != 1, states, states && turn % 2 == 0, turn % 5 != 4};
-            const Run r{B, D, L, view_kind(turn, false), view_kind(turn + 1, false), view_kind(turn + 2, false),
-                        view_kind(turn + 3, false), turn % 2 == 1, turn % 3 == 0, states};
-            const std::uint32_t seed = case_seed(23, index++);
-            INFO(v.name(), " | ", r.name(), " | seed ", seed);
-            CHECK_MESSAGE(run_backward_case(v, r, seed), "the call did not take the small-call kernel");
+            check_small_call(Layout::channel_first, dtype_pairs()[pair], width, B, D, L, turn, case_seed(23, index++));
         }
 }
 
@@ -631,14 +630,7 @@ TEST_CASE("backward: channel-last calls of few positions and many channels, smal
         for (int width : {2, 3, 4}) {
             const int turn = static_cast<int>(index);
             const DTypePair dtypes = dtype_pairs()[static_cast<std::size_t>(turn) % dtype_pairs().size()];
-            const bool states = turn % 3 != 2;
-            BackwardVariant v{Layout::channel_last, dtypes, width, turn % 2 ? Activation::silu : Activation::none,
-                              turn % 4 != 3, turn % 3 != 1, states, states && turn % 2 == 0, turn % 5 != 4};
-            const Run r{B, D, L, view_kind(turn, true), view_kind(turn + 1, true), view_kind(turn + 2, true),
-                        view_kind(turn + 3, false), turn % 2 == 1, turn % 3 == 0, states};
-            const std::uint32_t seed = case_seed(27, index++);
-            INFO(v.name(), " | ", r.name(), " | seed ", seed);
-            CHECK_MESSAGE(run_backward_case(v, r, seed), "the call did not take the small-call kernel");
+            check_small_call(Layout::channel_last, dtypes, width, B, D, L, turn, case_seed(27, index++));
         }
 }
 
