@@ -135,10 +135,10 @@ CC1D_DEVICE void bs_store_dx(const cc1d_bwd_params& p, x_t* dx, int c, int b, in
     }
 }
 
-// Windows of up to 4 taps walk in registers (BS_REGISTERS): a thread takes a run of RUN
-// consecutive positions s0 .. s0+RUN-1 of one row and loads x̃[s0-K .. s0+RUN-1+K] (to
-// s0+RUN-1 with silu off), dout[s0 .. s0+RUN-1+K] and the ids straight from memory in one
-// round, computes g at each of the run's RUN + K positions once, and from them dx, dw and
+// Windows of up to 4 taps walk in registers (BS_REGISTERS): a thread takes a run of
+// R = kBsRun consecutive positions s0 .. s0+R-1 of one row and loads x̃[s0-K .. s0+R-1+K]
+// (to s0+R-1 with silu off), dout[s0 .. s0+R-1+K] and the ids straight from memory in one
+// round, computes g at each of the run's R + K positions once, and from them dx, dw and
 // db: neither staging nor an exchange of g, no barrier before the sums. Channel-first runs
 // are one position (a warp's lanes hold neighbouring positions, so they share lines; the
 // K recomputed activations a position are why wider windows stage); channel-last runs are
@@ -150,15 +150,14 @@ CC1D_DEVICE void bs_store_dx(const cc1d_bwd_params& p, x_t* dx, int c, int b, in
 #if BS_REGISTERS
 constexpr int kBsRun = CC1D_CHANNEL_LAST ? CC1D_BWD_SMALL_CL_RUN(CC1D_SILU) : 1;
 
-template <int RUN>
 CC1D_DEVICE void bs_walk_in_registers(const cc1d_bwd_params& p, int c, int slot, int slots, float (&dw)[CC1D_WIDTH],
                                       float& db) {
-    constexpr int kXs = (CC1D_SILU ? 2 * CC1D_K : CC1D_K) + RUN;   // x̃[s0-K+m], m < kXs
-    constexpr int kGs = RUN + CC1D_K;                              // g (and dout) at s0 + j, j < kGs
+    constexpr int kXs = (CC1D_SILU ? 2 * CC1D_K : CC1D_K) + kBsRun;   // x̃[s0-K+m], m < kXs
+    constexpr int kGs = kBsRun + CC1D_K;                              // g (and dout) at s0 + j, j < kGs
     const int L = (int)p.seqlen;
     // Positions s in [-before, L): before = K when dinitial_states is asked for (dx of x̃[-K .. -1]).
     const int before = CC1D_HAS_INITIAL_STATES && p.dinitial_states != 0 ? CC1D_K : 0;
-    const int runs = (L + before + RUN - 1) / RUN;   // a row's runs (RUN is a power of two: a shift)
+    const int runs = (L + before + kBsRun - 1) / kBsRun;   // a row's runs (by a power of two: a shift)
     const bs_divisor by_runs = bs_divisor_of(runs);
     const x_t* x = reinterpret_cast<const x_t*>(p.x) + c * (int)p.x_stride_d;
     const x_t* dout = reinterpret_cast<const x_t*>(p.dout) + c * (int)p.dout_stride_d;
@@ -167,7 +166,7 @@ CC1D_DEVICE void bs_walk_in_registers(const cc1d_bwd_params& p, int c, int slot,
     const x_t zero = cc1d_of_bits<x_t>(0u);
 #pragma unroll 1
     for (int r = slot; r < (int)p.batch * runs; r += slots) {
-        const int b = bs_div(r, by_runs), s0 = (r - b * runs) * RUN - before;
+        const int b = bs_div(r, by_runs), s0 = (r - b * runs) * kBsRun - before;
         // Every load as stored, converted only once all are out (a conversion right after a
         // load would wait for it), the taps with them (loaded before the loop, they would be
         // converted there and waited for before any other load went out). Positions past the
@@ -194,19 +193,19 @@ CC1D_DEVICE void bs_walk_in_registers(const cc1d_bwd_params& p, int c, int slot,
 #if CC1D_HAS_SEQ_IDX
         // ids[m] = id(s0-K+m): before the row start seq_idx[b, 0] when initial_states feed
         // the first sequence, else -1 (as cc1d_bwd_seq_id in common.h); past the end -1.
-        int ids[RUN + 2 * CC1D_K];
+        int ids[kBsRun + 2 * CC1D_K];
         const int* seq = p.seq_idx + b * (int)p.seq_stride_b;
 #pragma unroll
-        for (int m = 0; m < RUN + 2 * CC1D_K; ++m) {
+        for (int m = 0; m < kBsRun + 2 * CC1D_K; ++m) {
             const int q = s0 - CC1D_K + m;
             ids[m] = q >= L ? -1 : (q >= 0 ? seq[q * (int)p.seq_stride_l] : (CC1D_HAS_INITIAL_STATES ? seq[0] : -1));
         }
 #endif
 #if CC1D_HAS_FINAL_STATES
         // final_states[j] = x̃[L-K+j]: its gradient adds straight into dx.
-        x_t fin[RUN];
+        x_t fin[kBsRun];
 #pragma unroll
-        for (int i = 0; i < RUN; ++i) {
+        for (int i = 0; i < kBsRun; ++i) {
             const int s = s0 + i;
             fin[i] = s >= L - CC1D_K && s < L ? reinterpret_cast<const x_t*>(p.dfinal_states)[b * (int)p.dfinal_stride_b +
                                                                                               c * (int)p.dfinal_stride_d +
@@ -235,7 +234,7 @@ CC1D_DEVICE void bs_walk_in_registers(const cc1d_bwd_params& p, int c, int slot,
         }
 
 #pragma unroll
-        for (int i = 0; i < RUN; ++i) {
+        for (int i = 0; i < kBsRun; ++i) {
             const int s = s0 + i;
             if (s >= L) continue;   // (the run's tail past the row)
             // dx[s] = sum_k w[k] g[s+K-k] within the sequence of s.
@@ -300,7 +299,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY(
     // position (entry 64).
     const int before_all = CC1D_HAS_INITIAL_STATES && p.dinitial_states != 0 ? CC1D_K : 0;
     if (CC1D_CHANNEL_LAST || (int)p.batch * ((int)p.seqlen + before_all) <= 2 * slots) {
-        if (has) bs_walk_in_registers<kBsRun>(p, c, slot, slots, dw, db);
+        if (has) bs_walk_in_registers(p, c, slot, slots, dw, db);
     } else
 #endif
     {

@@ -57,8 +57,14 @@ static_assert(CC1D_BWD_SMALL_POSITIONS * CC1D_BWD_SMALL_THREADS * Variant::max_w
                   kShortRowLimitsFp32.positions_per_thread <= kShortRowLimits16.positions_per_thread,
               "bwd_small.cu splits indices below 2^16 by multiplies");
 
+// Channel-last calls at widths up to 4: bwd_small.cu walks runs of a row's positions in
+// registers, so their limits, slots and shared memory follow their own rules below.
+bool walks_runs(const Variant& v) {
+    return v.layout == Layout::channel_last && CC1D_BWD_SMALL_IN_REGISTERS(v.width);
+}
+
 SmallLimits limits_for(const Variant& v, std::int64_t positions, std::int64_t seqlen) {
-    if (v.layout == Layout::channel_last && CC1D_BWD_SMALL_IN_REGISTERS(v.width)) {
+    if (walks_runs(v)) {
         if (positions <= kRunsFewPositions) return kRunsFewPositionsLimits;
         if (positions <= kRunsSomePositions) return kRunsSomePositionsLimits;
         return kGeneralLimits;
@@ -127,7 +133,7 @@ std::optional<SmallPlan> plan_vectors(const Variant& v, const BackwardArgs& args
 // and a warp's lanes are neighbouring channels; the other calls a slot a position.
 std::int64_t slot_units(const Variant& v, const BackwardArgs& args) {
     const std::int64_t batch = args.x.shape[0], seqlen = args.x.shape[2];
-    if (v.layout != Layout::channel_last || !CC1D_BWD_SMALL_IN_REGISTERS(v.width)) return batch * seqlen;
+    if (!walks_runs(v)) return batch * seqlen;
     const std::int64_t before = v.initial_states && args.dinitial_states.present() ? v.width - 1 : 0;
     const bool silu = v.activation == Activation::silu;
     return batch * util::ceil_div(seqlen + before, std::int64_t(CC1D_BWD_SMALL_CL_RUN(silu)));
@@ -160,7 +166,7 @@ std::optional<SmallPlan> plan_small(const Variant& variant, const BackwardArgs& 
     const int lane_slots = cl ? std::max(1, 32 >> std::min(plan.channel_shift, 5)) : std::min(plan.slots, 32);
     const std::int64_t staged = batch * (seqlen + variant.width - 1);
     const std::int64_t sums = std::int64_t(variant.width + 1) * (plan.slots / lane_slots);
-    const std::int64_t floats = cl && CC1D_BWD_SMALL_IN_REGISTERS(variant.width)
+    const std::int64_t floats = walks_runs(variant)
                                     ? channels * sums
                                     : channels * (std::max(staged, sums) + positions) + (variant.seq_idx ? staged : 0);
     if (floats * std::int64_t(sizeof(float)) > kSmallSharedBytes) return std::nullopt;
