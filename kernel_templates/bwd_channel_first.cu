@@ -288,11 +288,19 @@ CC1D_DEVICE void bf_block_sums(const cc1d_bwd_params& p, const bf_shared& s, cc1
 #pragma unroll
         for (int k = 0; k < CC1D_BWD_SUMS; ++k) s.red[warp * CC1D_BWD_SUMS + k] = v[k];
     __syncthreads();
+    float sum = 0.0f;
     if (tid < CC1D_BWD_SUMS) {
-        cc1d_wait_prior_grid();   // the zeroing kernel before an atomic target (overlapped launch)
-        float sum = 0.0f;
         const int warps = blockDim.x / CC1D_WARP_SIZE;
         for (int w = 0; w < warps; ++w) sum += s.red[w * CC1D_BWD_SUMS + tid];
+    }
+#if CC1D_HAS_CLUSTERS
+    if (p.dw_mode == CC1D_DW_CLUSTER) {   // (the same in every block)
+        cc1d_bwd_cluster_emit(p, d, tid < CC1D_BWD_SUMS ? tid : -1, sum);
+        return;
+    }
+#endif
+    if (tid < CC1D_BWD_SUMS) {
+        cc1d_wait_prior_grid();   // the zeroing kernel before an atomic target (overlapped launch)
         cc1d_bwd_emit(p, part, d, tid, sum);
     }
 }

@@ -432,18 +432,24 @@ CC1D_DEVICE void cc1d_bwd_write_dw(const cc1d_bwd_params& p, cc1d_i64 d, int k, 
     }
 }
 
+// Whether the block emitting a sum holds the channel's whole sum (the only block for its
+// channels, or a cluster's rank 0 after adding its ranks').
+CC1D_DEVICE bool cc1d_bwd_writes_direct(const cc1d_bwd_params& p) {
+    return p.dw_mode == CC1D_DW_DIRECT || p.dw_mode == CC1D_DW_CLUSTER;
+}
+
 // One sum of channel d from the block that owns partial row `part`.
 CC1D_DEVICE void cc1d_bwd_emit(const cc1d_bwd_params& p, cc1d_i64 part, cc1d_i64 d, int k, float v) {
 #if !CC1D_HAS_BIAS
     if (k == CC1D_WIDTH) return;   // no bias: db has no home
 #endif
 #if CC1D_DETERMINISTIC
-    if (p.dw_mode == CC1D_DW_DIRECT) cc1d_bwd_write_dw(p, d, k, v, p.accumulate != 0);
+    if (cc1d_bwd_writes_direct(p)) cc1d_bwd_write_dw(p, d, k, v, p.accumulate != 0);
     else p.partials[(part * p.dim + d) * CC1D_BWD_SUMS + k] = v;
 #else
     // Atomic path: the order of additions varies from run to run (hence not deterministic).
     (void)part;
-    if (p.dw_mode == CC1D_DW_DIRECT) {
+    if (cc1d_bwd_writes_direct(p)) {
         cc1d_bwd_write_dw(p, d, k, v, p.accumulate != 0);
     } else if (p.dw_mode == CC1D_DW_ATOMIC_DIRECT) {
         void* q = cc1d_bwd_dw_element(p, d, k);
@@ -453,6 +459,36 @@ CC1D_DEVICE void cc1d_bwd_emit(const cc1d_bwd_params& p, cc1d_i64 part, cc1d_i64
     }
 #endif
 }
+
+#if CC1D_HAS_CLUSTERS
+// CC1D_DW_CLUSTER: the blocks of a cluster (its ranks, in part order: the launcher's grid
+// is (channels, parts) in clusters of (1, parts)) are the parts of the same channel. Each
+// block's thread of sum k (k < 0: a thread without one) parks it in its block's shared
+// memory; after a cluster barrier rank 0 adds the ranks' sums k in rank order, the order
+// in which the reduce kernel adds the partial rows (the same bits either way), and emits
+// them; a second barrier keeps every block, and its shared memory, until rank 0 has read
+// it. Every thread of every block of the grid calls it.
+CC1D_DEVICE void cc1d_bwd_cluster_emit(const cc1d_bwd_params& p, cc1d_i64 d, int k, float sum) {
+    __shared__ float parked[CC1D_BWD_SUMS];
+    if (k >= 0) parked[k] = sum;
+    cc1d_cluster_sync();
+    unsigned int rank;
+    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+    if (rank == 0 && k >= 0) {
+        float v[CC1D_BWD_MAX_CLUSTER_PARTS];
+#pragma unroll
+        for (int r = 0; r < CC1D_BWD_MAX_CLUSTER_PARTS; ++r)   // (all reads in flight at once)
+            v[r] = r < p.groups ? cc1d_cluster_read(&parked[k], (unsigned int)r) : 0.0f;
+        float total = 0.0f;
+#pragma unroll
+        for (int r = 0; r < CC1D_BWD_MAX_CLUSTER_PARTS; ++r)
+            if (r < p.groups) total += v[r];   // ranks in order
+        cc1d_wait_prior_grid();   // (an overlapped launch: the kernel before it is done)
+        cc1d_bwd_emit(p, 0, d, k, total);
+    }
+    cc1d_cluster_sync();
+}
+#endif
 
 // A backward thread's weights and bias (fp32, as held: cc1d_hold_taps) and its dweight /
 // dbias sums, for the N channels it owns.

@@ -99,6 +99,9 @@
 #define CC1D_DW_DIRECT 1          // the only block for its channels: writes dweight/dbias itself
 #define CC1D_DW_ATOMIC_PARTIAL 2  // atomically into row 0 of `partials` (zeroed first), then reduce
 #define CC1D_DW_ATOMIC_DIRECT 3   // atomically into fp32 dweight/dbias (zeroed first unless accumulating)
+#define CC1D_DW_CLUSTER 4         // channel-first, NVIDIA sm_90+: a channel's parts are one thread-block
+                                  // cluster, whose rank 0 sums them in rank order and writes dweight/dbias
+#define CC1D_BWD_MAX_CLUSTER_PARTS 8   // the most blocks a cluster may have on every such device
 // What the backward reduce kernel does (cc1d_bwd_params.reduce_mode).
 #define CC1D_REDUCE_SUM 0         // sum the partial rows in order into dweight/dbias
 #define CC1D_REDUCE_ZERO 1        // zero the atomic target of dw_mode before the main kernel

@@ -59,6 +59,28 @@ CC1D_DEVICE void cc1d_allow_dependent_launch() {
 #endif
 }
 
+// Thread-block clusters (sm_90+): the blocks of a cluster run at once on one GPC and can
+// read each other's shared memory. cc1d_cluster_sync is a barrier of every thread of the
+// cluster (each must reach it, outside divergent code) that also orders their shared
+// memory writes before it with the reads after it; cc1d_cluster_read returns the float at
+// `own` (an address in this block's shared memory) in the block of cluster rank `rank`.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define CC1D_HAS_CLUSTERS 1
+CC1D_DEVICE void cc1d_cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+CC1D_DEVICE float cc1d_cluster_read(const float* own, unsigned int rank) {
+    const unsigned int local = (unsigned int)__cvta_generic_to_shared(own);
+    unsigned int remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(rank));
+    float v;
+    asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(remote) : "memory");
+    return v;
+}
+#else
+#define CC1D_HAS_CLUSTERS 0
+#endif
+
 // Asynchronous global-to-shared copies (cp.async, sm_80+): a tile staged this way keeps
 // its loads in flight without holding them in registers, so the registers (and with them
 // the blocks per SM, hence the bytes in flight) stay those of the compute. A thread's

@@ -39,4 +39,6 @@ CC1D_DEVICE float cc1d_exp2_approx(float x) { return __expf(x * 0.69314718055994
 CC1D_DEVICE void cc1d_wait_prior_grid() {}
 CC1D_DEVICE void cc1d_allow_dependent_launch() {}
 // No asynchronous global-to-shared copies here (prelude_cuda.h): tiles stage through registers.
+// No thread-block clusters either: a channel's parts go through the reduce kernel.
+#define CC1D_HAS_CLUSTERS 0
 #define CC1D_HAS_ASYNC_COPY 0

@@ -17,6 +17,17 @@ void DeviceLauncher::launch_overlapped(launch::Kernel which, device::Dim3 grid, 
     start(which, grid, block, shared_bytes, params, params_size, launched_ > 0);
 }
 
+bool DeviceLauncher::cluster_launches() {
+    // Read on every call, as the other launch switches (tests run both paths in one process).
+    return device_.cluster_launches(ordinal_) && !env::flag("CC1D_DISABLE_CLUSTERS");
+}
+
+void DeviceLauncher::launch_in_clusters(launch::Kernel which, device::Dim3 grid, device::Dim3 block,
+                                        unsigned shared_bytes, const void* params, std::size_t params_size,
+                                        unsigned cluster_y) {
+    start(which, grid, block, shared_bytes, params, params_size, launched_ > 0, cluster_y);
+}
+
 double DeviceLauncher::memory_bandwidth_gbps() {
     // Read on every call, as the other launch switches: tests run the plans of fast- and
     // slow-memory devices on whichever device they have.
@@ -53,11 +64,14 @@ void* DeviceLauncher::workspace(std::size_t bytes) {
 }
 
 void DeviceLauncher::start(launch::Kernel which, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes,
-                           const void* params, std::size_t params_size, bool overlapped) {
+                           const void* params, std::size_t params_size, bool overlapped, unsigned cluster_y) {
     void* function = this->function(which);
     if (function == nullptr) fail(ErrorCode::unsupported, "this kernel family's module lacks the kernel asked for");
     if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;   // nothing to do (and not the call's first kernel)
-    if (overlapped && device_.overlapped_launches(ordinal_))
+    const bool overlap = overlapped && device_.overlapped_launches(ordinal_);
+    if (cluster_y > 1)
+        device_.launch_in_clusters(function, grid, block, shared_bytes, stream_, params, params_size, cluster_y, overlap);
+    else if (overlap)
         device_.launch_overlapped(function, grid, block, shared_bytes, stream_, params, params_size);
     else
         device_.launch(function, grid, block, shared_bytes, stream_, params, params_size);

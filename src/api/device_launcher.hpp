@@ -25,6 +25,9 @@ public:
                 std::size_t params_size) override;
     void launch_overlapped(launch::Kernel which, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes,
                            const void* params, std::size_t params_size) override;
+    bool cluster_launches() override;
+    void launch_in_clusters(launch::Kernel which, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes,
+                            const void* params, std::size_t params_size, unsigned cluster_y) override;
     int multiprocessor_count() override;
     int resident_blocks(launch::Kernel which, device::Dim3 block, unsigned shared_bytes) override;
     // The device's (cached there), or CC1D_MEMORY_GBPS when set to a positive number.
@@ -34,7 +37,7 @@ public:
 private:
     void* function(launch::Kernel which) const;
     void start(launch::Kernel which, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes, const void* params,
-               std::size_t params_size, bool overlapped);
+               std::size_t params_size, bool overlapped, unsigned cluster_y = 1);
 
     device::Device& device_;
     int ordinal_;

@@ -92,11 +92,17 @@ public:
         check(cu_.cuDeviceGetCount_(&count), "cuDeviceGetCount");
         if (count == 0) fail(ErrorCode::backend_unavailable, "the CUDA driver reports no device");
         overlapped_.resize(static_cast<std::size_t>(count), false);
+        clusters_.resize(static_cast<std::size_t>(count), false);
         memory_gbps_.resize(static_cast<std::size_t>(count), -1.0);
-        if (!overlap_supported_by_driver()) return;
-        for (int device = 0; device < count; ++device)
-            overlapped_[static_cast<std::size_t>(device)] =
-                attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) >= 9;
+#if CC1D_HAVE_LAUNCH_EX
+        if (cu_.cuLaunchKernelEx_ == nullptr) return;
+        const bool overlap = overlap_supported_by_driver();
+        for (int device = 0; device < count; ++device) {
+            const bool hopper_or_later = attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) >= 9;
+            clusters_[static_cast<std::size_t>(device)] = hopper_or_later;
+            overlapped_[static_cast<std::size_t>(device)] = hopper_or_later && overlap;
+        }
+#endif
     }
 
     std::string backend() const override { return "cuda"; }
@@ -201,27 +207,29 @@ public:
                            const void* params, std::size_t params_size) override {
 #if CC1D_HAVE_LAUNCH_EX
         if (cu_.cuLaunchKernelEx_ != nullptr) {
-            CUlaunchAttribute overlap = {};
-            overlap.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-            overlap.value.programmaticStreamSerializationAllowed = 1;
-            CUlaunchConfig config = {};
-            config.gridDimX = grid.x;
-            config.gridDimY = grid.y;
-            config.gridDimZ = grid.z;
-            config.blockDimX = block.x;
-            config.blockDimY = block.y;
-            config.blockDimZ = block.z;
-            config.sharedMemBytes = shared_bytes;
-            config.hStream = static_cast<CUstream>(stream);
-            config.attrs = &overlap;
-            config.numAttrs = 1;
-            void* args[] = {const_cast<void*>(params)};
-            check(cu_.cuLaunchKernelEx_(&config, static_cast<CUfunction>(function), args, nullptr),
-                  "cuLaunchKernelEx (overlapped)");
+            launch_ex(function, grid, block, shared_bytes, stream, params, true, 1);
             return;
         }
 #endif
         launch(function, grid, block, shared_bytes, stream, params, params_size);
+    }
+
+    bool cluster_launches(int device) override {
+        return device >= 0 && static_cast<std::size_t>(device) < clusters_.size() &&
+               clusters_[static_cast<std::size_t>(device)];
+    }
+    void launch_in_clusters(void* function, Dim3 grid, Dim3 block, unsigned shared_bytes, void* stream,
+                            const void* params, std::size_t /*params_size*/, unsigned cluster_y,
+                            bool overlapped) override {
+#if CC1D_HAVE_LAUNCH_EX
+        if (cu_.cuLaunchKernelEx_ != nullptr) {
+            launch_ex(function, grid, block, shared_bytes, stream, params, overlapped, cluster_y);
+            return;
+        }
+#endif
+        (void)function, (void)grid, (void)block, (void)shared_bytes, (void)stream, (void)params, (void)cluster_y,
+            (void)overlapped;
+        fail(ErrorCode::unsupported, "thread-block clusters need cuLaunchKernelEx (CUDA 12.0 or later)");
     }
 
     void* allocate(std::size_t bytes) override {
@@ -320,6 +328,41 @@ private:
         return value;
     }
 
+#if CC1D_HAVE_LAUNCH_EX
+    // cuLaunchKernelEx with the attributes asked for: an overlapped launch (programmatic
+    // dependent launch) and clusters of (1, cluster_y, 1) blocks (none where cluster_y is 1).
+    void launch_ex(void* function, Dim3 grid, Dim3 block, unsigned shared_bytes, void* stream, const void* params,
+                   bool overlapped, unsigned cluster_y) {
+        CUlaunchAttribute attributes[2] = {};
+        unsigned count = 0;
+        if (overlapped) {
+            attributes[count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+            attributes[count++].value.programmaticStreamSerializationAllowed = 1;
+        }
+        if (cluster_y > 1) {
+            attributes[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+            attributes[count].value.clusterDim.x = 1;
+            attributes[count].value.clusterDim.y = cluster_y;
+            attributes[count++].value.clusterDim.z = 1;
+        }
+        CUlaunchConfig config = {};
+        config.gridDimX = grid.x;
+        config.gridDimY = grid.y;
+        config.gridDimZ = grid.z;
+        config.blockDimX = block.x;
+        config.blockDimY = block.y;
+        config.blockDimZ = block.z;
+        config.sharedMemBytes = shared_bytes;
+        config.hStream = static_cast<CUstream>(stream);
+        config.attrs = attributes;
+        config.numAttrs = count;
+        void* args[] = {const_cast<void*>(params)};
+        check(cu_.cuLaunchKernelEx_(&config, static_cast<CUfunction>(function), args, nullptr),
+              fmt::format("cuLaunchKernelEx ({}{})", overlapped ? "overlapped" : "plain",
+                          cluster_y > 1 ? fmt::format(", clusters of {} blocks", cluster_y) : ""));
+    }
+#endif
+
     // cuLaunchKernelEx present, a CUDA 12.3+ driver (graph capture of overlapped launches),
     // and not turned off with CC1D_DISABLE_OVERLAPPED_LAUNCH.
     bool overlap_supported_by_driver() const {
@@ -334,6 +377,7 @@ private:
 
     const DriverApi& cu_;
     std::vector<bool> overlapped_;   // per device ordinal, fixed at construction
+    std::vector<bool> clusters_;     // (the same)
     std::mutex mutex_;
     std::vector<double> memory_gbps_;   // per device ordinal, -1 until asked
 };

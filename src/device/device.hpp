@@ -53,6 +53,16 @@ public:
     // a build or driver without the launch call makes it a plain launch.
     virtual void launch_overlapped(void* function, Dim3 grid, Dim3 block, unsigned shared_bytes, void* stream,
                                    const void* params, std::size_t params_size) = 0;
+    // Whether `device` launches thread-block clusters (CUDA compute capability 9.0 and
+    // cuLaunchKernelEx; never on HIP).
+    virtual bool cluster_launches(int device) = 0;
+    // launch, or launch_overlapped where `overlapped` (the caller checks
+    // overlapped_launches), with the grid's blocks in clusters of (1, cluster_y, 1): grid.y a multiple of
+    // cluster_y, which is at most 8 (what every such device schedules). For devices where
+    // cluster_launches is true.
+    virtual void launch_in_clusters(void* function, Dim3 grid, Dim3 block, unsigned shared_bytes, void* stream,
+                                    const void* params, std::size_t params_size, unsigned cluster_y,
+                                    bool overlapped) = 0;
     // Blocks of `block_threads` threads and `shared_bytes` of dynamic shared memory that one
     // multiprocessor holds at once for `function` (its registers and static shared memory
     // count); 0 where the driver cannot say.

@@ -144,6 +144,10 @@ public:
                            const void* params, std::size_t params_size) override {
         launch(function, grid, block, shared_bytes, stream, params, params_size);
     }
+    bool cluster_launches(int /*device*/) override { return false; }
+    void launch_in_clusters(void*, Dim3, Dim3, unsigned, void*, const void*, std::size_t, unsigned, bool) override {
+        fail(ErrorCode::unsupported, "thread-block clusters are a CUDA feature");
+    }
 
     void* allocate(std::size_t bytes) override {
         void* pointer = nullptr;

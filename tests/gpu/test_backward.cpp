@@ -13,6 +13,8 @@
 #include <memory>
 #include <optional>
 
+#include "api/launch/backward_plan.hpp"
+#include "api/validate.hpp"
 #include "reference/reference.hpp"
 #include "support/small_call_paths.hpp"
 #include "support/case_inputs.hpp"
@@ -430,8 +432,9 @@ TEST_CASE("backward: fp32 channel-first walks without SiLU, dout buffers alterna
 TEST_CASE("backward: fp32 channel-first calls of many channels, walks split into parts of at most 4 units") {
     // 3 x 4800 x 2050 fp32: 9 (batch, tile) units a channel, channels for 3 waves on GPUs
     // of up to 200 multiprocessors, so the plan splits each channel's walk into 3 parts
-    // (backward_channel_first.cpp), summed by the reduce kernel or by atomics; with and
-    // without SiLU, deterministic and atomic, views rotated.
+    // (backward_channel_first.cpp), summed within thread-block clusters where the device
+    // launches them, else by the reduce kernel or by atomics; with and without SiLU,
+    // deterministic and atomic, views rotated.
     std::uint64_t index = 0;
     for (Activation act : {Activation::none, Activation::silu})
         for (bool deterministic : {true, false}) {
@@ -444,6 +447,76 @@ TEST_CASE("backward: fp32 channel-first calls of many channels, walks split into
             INFO(v.name(), " | ", r.name(), " | seed ", seed);
             run_backward_case(v, r, seed);
         }
+}
+
+TEST_CASE("backward: channel-first parts summed within thread-block clusters, the bits of the reduce kernel's sum") {
+    // Calls whose channels the plan splits into 2-8 parts (backward_channel_first.cpp): on
+    // a device that launches clusters, one launch whose clusters add a channel's parts
+    // (CC1D_DW_CLUSTER). Each call runs so and again with clusters off (partial rows and
+    // the reduce kernel, or atomics), both against the fp64 reference; the two add the
+    // parts in the same order, so in deterministic mode dweight/dbias are bit-identical,
+    // and dx always is. Every dtype, features, the dweight dtype, accumulate and the views
+    // rotated; lengths not a multiple of a vector among them.
+    struct Shape {
+        std::int64_t B, D, L;
+        DType x;
+    };
+    const std::vector<Shape> shapes = {{4, 256, 4096, DType::bf16}, {4, 256, 4096, DType::fp32}, {3, 100, 3001, DType::fp16},
+                                       {2, 400, 2050, DType::fp32}, {4, 130, 2048, DType::bf16}, {5, 300, 1999, DType::bf16},
+                                       {2, 61, 4103, DType::fp16},  {3, 200, 1500, DType::fp32}, {8, 64, 2048, DType::fp16},
+                                       {7, 50, 1000, DType::bf16}};
+    const bool device_clusters = gpu().cluster_launches(gpu().current_device());
+    std::uint64_t index = 0;
+    int clustered = 0;
+    for (const Shape& s : shapes) {
+        const int turn = static_cast<int>(index);
+        const int width = std::array<int, 4>{4, 2, 3, 5}[static_cast<std::size_t>(turn % 4)];
+        BackwardVariant v{Layout::channel_first, {s.x, turn % 3 == 2 ? DType::fp32 : s.x}, width,
+                          turn % 2 ? Activation::silu : Activation::none, turn % 4 != 3, turn % 3 == 1,
+                          turn % 3 == 2, turn % 4 == 0, turn != 5};
+        const Run r{s.B, s.D, s.L, view_kind(turn, false), view_kind(turn + 1, false), view_kind(turn + 2, false),
+                    view_kind(0, false), turn % 2 == 0, turn % 3 == 0, v.initial_states};
+        const std::uint32_t seed = case_seed(29, index++);
+        std::mt19937 rng(seed);
+        BackwardTensors t(v, r, rng);
+        const BackwardArgs args = t.args(v, r, true);
+        REQUIRE_FALSE(takes_small_backward_kernel(args));
+        Variant planned = validate::backward(args);
+        planned.shifted_rows = launch::backward::takes_shifted_rows(planned, args);
+        const auto plan = launch::backward::plan_channel_first(planned, args, gpu().multiprocessor_count(0), true);
+        const bool in_clusters = device_clusters && launch::backward::sums_in_clusters(plan, true);
+        clustered += in_clusters;
+        INFO(v.name(), " | ", r.name(), " | parts ", plan.parts, " in clusters ", in_clusters, " | seed ", seed);
+        const auto want = reference::backward(t.args(v, r, false));
+        const auto tol = reference::tolerance_for(v.dtypes.x);
+        const auto reduction = reduction_tolerance_in(t.dweight.dtype(), r.B * r.L);
+        std::vector<unsigned char> dx_bits, dweight_bits, dbias_bits;
+        for (bool clusters_off : {false, true}) {
+            const char* path = clusters_off ? "clusters off" : "as planned";
+            INFO(path);
+            std::optional<ScopedEnv> off;
+            if (clusters_off) off.emplace("CC1D_DISABLE_CLUSTERS", "1");
+            t.reset_outputs();
+            if (!call_ok([&] { runtime().backward(args); })) break;
+            check_tensor("dx", t.dx, want.dx, tol);
+            check_tensor("dweight", t.dweight, plus(t.prior_dweight, want.dweight), reduction);
+            if (v.bias) check_tensor("dbias", t.dbias, plus(t.prior_dbias, want.dbias), reduction);
+            if (r.want_dinit) check_tensor("dinitial_states", t.dinitial_states, want.dinitial_states, tol);
+            t.dx.download(), t.dweight.download(), t.dbias.download();
+            if (!clusters_off) {
+                dx_bits = t.dx.host_bytes(), dweight_bits = t.dweight.host_bytes(), dbias_bits = t.dbias.host_bytes();
+                continue;
+            }
+            CHECK_MESSAGE(t.dx.host_bytes() == dx_bits, "dx differs between the two paths");
+            if (v.deterministic) {
+                CHECK_MESSAGE(t.dweight.host_bytes() == dweight_bits, "dweight differs between the two paths");
+                CHECK_MESSAGE(t.dbias.host_bytes() == dbias_bits, "dbias differs between the two paths");
+            }
+        }
+    }
+    // The shapes are 2-8 parts on GPUs of 100-150 multiprocessors; where clusters run, most take them.
+    if (device_clusters) CHECK_MESSAGE(clustered >= 8, clustered << " of " << shapes.size() << " calls in clusters");
+    else MESSAGE("this device launches no thread-block clusters: both runs took the reduce kernel");
 }
 
 TEST_CASE("backward: channel-last calls of mid size walked in 128-step chunks") {

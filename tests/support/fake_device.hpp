@@ -31,6 +31,11 @@ public:
     void launch_overlapped(void*, device::Dim3, device::Dim3, unsigned, void*, const void*, std::size_t) override {
         unexpected<int>("launch_overlapped");
     }
+    bool cluster_launches(int) override { return false; }
+    void launch_in_clusters(void*, device::Dim3, device::Dim3, unsigned, void*, const void*, std::size_t, unsigned,
+                            bool) override {
+        unexpected<int>("launch_in_clusters");
+    }
     void* allocate(std::size_t) override { return unexpected<void*>("allocate"); }
     void release(void*) noexcept override {}
     void copy_to_device(void*, const void*, std::size_t) override { unexpected<int>("copy_to_device"); }

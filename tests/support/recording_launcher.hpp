@@ -20,9 +20,11 @@ struct RecordingLauncher final : launch::Launcher {
         device::Dim3 grid, block;
         unsigned shared;
         Params params;
-        bool overlapped;   // through launch_overlapped
+        bool overlapped;   // through launch_overlapped or launch_in_clusters
+        unsigned cluster_y;   // launch_in_clusters: blocks a cluster along y (else 1)
     };
     int sm_count = 132;
+    bool clusters = false;   // what cluster_launches answers
     double memory_gbps = 3352.0;   // an H100 SXM
     void* workspace_address = nullptr;
     std::vector<Launch> launches;
@@ -34,6 +36,14 @@ struct RecordingLauncher final : launch::Launcher {
     void launch_overlapped(launch::Kernel kernel, device::Dim3 grid, device::Dim3 block, unsigned shared,
                            const void* p, std::size_t size) override {
         record(kernel, grid, block, shared, p, size, true);
+    }
+    bool cluster_launches() override { return clusters; }
+    void launch_in_clusters(launch::Kernel kernel, device::Dim3 grid, device::Dim3 block, unsigned shared,
+                            const void* p, std::size_t size, unsigned cluster_y) override {
+        REQUIRE(clusters);
+        REQUIRE(cluster_y >= 1);
+        CHECK(grid.y % cluster_y == 0);
+        record(kernel, grid, block, shared, p, size, true, cluster_y);
     }
     // The call's one launch, checked to be the main kernel with `threads` threads a block,
     // `blocks` blocks (the grid flattened) and `shared` bytes of dynamic shared memory.
@@ -52,9 +62,9 @@ struct RecordingLauncher final : launch::Launcher {
 
 private:
     void record(launch::Kernel kernel, device::Dim3 grid, device::Dim3 block, unsigned shared, const void* p,
-                std::size_t size, bool overlapped) {
+                std::size_t size, bool overlapped, unsigned cluster_y = 1) {
         REQUIRE(size == sizeof(Params));
-        launches.push_back({kernel, grid, block, shared, {}, overlapped});
+        launches.push_back({kernel, grid, block, shared, {}, overlapped, cluster_y});
         std::memcpy(&launches.back().params, p, size);
     }
 };

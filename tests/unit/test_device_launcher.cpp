@@ -22,7 +22,8 @@ namespace {
 struct Launch {
     void* function;
     bool overlapped;
-    unsigned blocks = 0;   // grid.x * grid.y
+    unsigned blocks = 0;      // grid.x * grid.y
+    unsigned cluster_y = 1;   // blocks a cluster along y (1: no clusters)
 };
 
 // Records launches; everything else a launcher must not need here fails the test.
@@ -35,6 +36,12 @@ public:
         launches.push_back({function, false, grid.x * grid.y});
     }
     bool overlapped_launches(int) override { return overlap_; }
+    bool clusters = false;   // what cluster_launches answers
+    bool cluster_launches(int) override { return clusters; }
+    void launch_in_clusters(void* function, device::Dim3 grid, device::Dim3, unsigned, void*, const void*, std::size_t,
+                            unsigned cluster_y, bool overlapped) override {
+        launches.push_back({function, overlapped, grid.x * grid.y, cluster_y});
+    }
     void launch_overlapped(void* function, device::Dim3 grid, device::Dim3, unsigned, void*, const void*,
                            std::size_t) override {
         launches.push_back({function, true, grid.x * grid.y});
@@ -154,6 +161,31 @@ TEST_CASE("backward call: the zeroing kernel is plain, the main and reduce kerne
             CHECK(call.device.launches[i].function == mode.expected[i].function);
             CHECK(call.device.launches[i].overlapped == mode.expected[i].overlapped);
         }
+    }
+}
+
+TEST_CASE("device launcher: cluster launches where the device has them, overlapped as any launch, switched off by env") {
+    for (bool overlap : {true, false}) {
+        CAPTURE(overlap);
+        Call call(overlap);
+        CHECK_FALSE(call.launcher.cluster_launches());   // (the device says no)
+        call.device.clusters = true;
+        CHECK(call.launcher.cluster_launches());
+        {
+            test::ScopedEnv off("CC1D_DISABLE_CLUSTERS", "1");
+            CHECK_FALSE(call.launcher.cluster_launches());
+        }
+        const device::Dim3 grid{64, 4, 1};
+        call.launcher.launch_in_clusters(launch::Kernel::main, grid, kBlock, 0, nullptr, 0, 4);   // the call's first
+        call.launcher.launch_in_clusters(launch::Kernel::main, grid, kBlock, 0, nullptr, 0, 4);
+        REQUIRE(call.device.launches.size() == 2);
+        for (const Launch& l : call.device.launches) {
+            CHECK(l.function == &main_kernel);
+            CHECK(l.cluster_y == 4u);
+            CHECK(l.blocks == 256u);
+        }
+        CHECK_FALSE(call.device.launches[0].overlapped);
+        CHECK(call.device.launches[1].overlapped == overlap);
     }
 }
 

@@ -162,8 +162,9 @@ Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm
 }  // namespace backward
 
 void backward_channel_first(Launcher& launcher, const Variant& variant, const BackwardArgs& args) {
-    const backward::Plan plan =
+    backward::Plan plan =
         backward::plan_channel_first(variant, args, launcher.multiprocessor_count(), util::fast_memory(launcher));
+    plan.cluster_sums = backward::sums_in_clusters(plan, plan.parts >= 2 && launcher.cluster_launches());
     backward::run(launcher, variant, args, plan, backward::make_params(variant, args));
 }
 

@@ -38,10 +38,18 @@ std::size_t workspace_bytes(const Variant& variant, const BackwardArgs& args, co
     return partials_bytes(variant, args, plan) + kSeqMasksAlign - 1 + masks;
 }
 
+bool sums_in_clusters(const Plan& plan, bool cluster_launches) {
+    // (The grid is (channels, parts): its x at most 2^31 - 1.)
+    return cluster_launches && plan.parts >= 2 && plan.parts <= CC1D_BWD_MAX_CLUSTER_PARTS &&
+           plan.channel_groups <= std::int64_t(0x7fffffff);
+}
+
 int dw_mode(const Variant& variant, const BackwardArgs& args, const Plan& plan) {
     // One part: each block is the only one for its channels, so it writes dweight/dbias
     // itself (in order, hence deterministic on either path) and no reduce kernel runs.
     if (plan.parts == 1) return CC1D_DW_DIRECT;
+    // Parts in a cluster: its rank 0 adds them in order (deterministic on either path).
+    if (plan.cluster_sums) return CC1D_DW_CLUSTER;
     if (variant.deterministic) return CC1D_DW_PARTIAL_ROWS;
     return args.dweight.dtype == DType::fp32 ? CC1D_DW_ATOMIC_DIRECT : CC1D_DW_ATOMIC_PARTIAL;
 }
@@ -197,8 +205,18 @@ void run(Launcher& launcher, const Variant& variant, const BackwardArgs& args, c
     // reduce kernel for the main kernel before it reads a row, and their launch latency
     // and set-up hide behind the kernel before.
     p.reduce_mode = CC1D_REDUCE_SUM;
-    launcher.launch_overlapped(plan.tile ? Kernel::tile : Kernel::main, util::flat_grid(plan.channel_groups * plan.parts),
-                               plan.block, plan.shared_bytes, &p, sizeof(p));
+    if (plan.cluster_sums) {
+        // Grid (channels, parts): block y * channels + x is part y of channel x, as in the
+        // flat grid, and a cluster of (1, parts) is one channel's parts.
+        device::Dim3 grid;
+        grid.x = static_cast<unsigned>(plan.channel_groups);
+        grid.y = static_cast<unsigned>(plan.parts);
+        launcher.launch_in_clusters(Kernel::main, grid, plan.block, plan.shared_bytes, &p, sizeof(p), grid.y);
+    } else {
+        launcher.launch_overlapped(plan.tile ? Kernel::tile : Kernel::main,
+                                   util::flat_grid(plan.channel_groups * plan.parts), plan.block, plan.shared_bytes, &p,
+                                   sizeof(p));
+    }
     if (mode == CC1D_DW_PARTIAL_ROWS || mode == CC1D_DW_ATOMIC_PARTIAL) {
         set_reduce_split(p, sum_slices);
         const unsigned run_sums_bytes = sum_slices > 1 ? CC1D_REDUCE_THREADS * sizeof(float) : 0;

@@ -25,6 +25,8 @@ struct Plan {
     bool stage_async = false;          // channel-first 16-bit: tiles staged by cp.async (where it can)
     std::int64_t seq_mask_stride = 0;  // channel-first with seq_idx: masks a row in the workspace (else 0)
     bool tile = false;                 // channel-last: the module's tile kernel runs (else its main kernel)
+    bool cluster_sums = false;         // channel-first: a channel's parts run as one thread-block cluster,
+                                       // which sums them (CC1D_DW_CLUSTER; sums_in_clusters)
     // Channel-last register walk: each row's tail, [tail_start, seqlen), in tail_tiles chunks
     // of tail_len steps walked by blocks after every long walk's (none when tail_tiles is 0;
     // the `tiles` chunks of tile_len then reach seqlen).
@@ -49,6 +51,11 @@ Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_
 // The most partial rows the tail of plan_channel_last adds to a call's, on any device
 // (backward_workspace_bytes: a tail comes and goes with the multiprocessor count).
 std::int64_t channel_last_tail_parts(const Variant& variant, const BackwardArgs& args);
+
+// Whether a channel-first plan's parts can be summed within thread-block clusters (a
+// cluster a channel, its parts its blocks: no partial rows, no reduce launch), given
+// whether the device launches clusters: 2 to CC1D_BWD_MAX_CLUSTER_PARTS parts.
+bool sums_in_clusters(const Plan& plan, bool cluster_launches);
 
 // Where the blocks put their dweight/dbias sums (CC1D_DW_*).
 int dw_mode(const Variant& variant, const BackwardArgs& args, const Plan& plan);

@@ -31,6 +31,13 @@ public:
     // launch, since the kernel before it is the caller's.
     virtual void launch_overlapped(Kernel kernel, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes,
                                    const void* params, std::size_t params_size) = 0;
+    // Whether launch_in_clusters can run here (NVIDIA compute capability 9.0+;
+    // CC1D_DISABLE_CLUSTERS=1 says no).
+    virtual bool cluster_launches() = 0;
+    // launch_overlapped with the grid's blocks in thread-block clusters of (1, cluster_y, 1):
+    // grid.y a multiple of cluster_y, which is at most CC1D_BWD_MAX_CLUSTER_PARTS.
+    virtual void launch_in_clusters(Kernel kernel, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes,
+                                    const void* params, std::size_t params_size, unsigned cluster_y) = 0;
     virtual int multiprocessor_count() = 0;
     // Blocks of the module's `kernel` (of `block` threads and `shared_bytes` of dynamic
     // shared memory) one multiprocessor holds at once; 0 where the device cannot say.
