@@ -22,6 +22,14 @@ bool DeviceLauncher::cluster_launches() {
     return device_.cluster_launches(ordinal_) && !env::flag("CC1D_DISABLE_CLUSTERS");
 }
 
+int DeviceLauncher::resident_clusters(launch::Kernel which, device::Dim3 block, unsigned shared_bytes,
+                                      unsigned cluster_y) {
+    void* f = function(which);
+    return f == nullptr ? 0
+                        : device_.resident_clusters(f, static_cast<int>(block.x * block.y * block.z), shared_bytes,
+                                                    cluster_y);
+}
+
 void DeviceLauncher::launch_in_clusters(launch::Kernel which, device::Dim3 grid, device::Dim3 block,
                                         unsigned shared_bytes, const void* params, std::size_t params_size,
                                         unsigned cluster_y) {

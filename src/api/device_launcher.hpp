@@ -26,6 +26,7 @@ public:
     void launch_overlapped(launch::Kernel which, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes,
                            const void* params, std::size_t params_size) override;
     bool cluster_launches() override;
+    int resident_clusters(launch::Kernel which, device::Dim3 block, unsigned shared_bytes, unsigned cluster_y) override;
     void launch_in_clusters(launch::Kernel which, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes,
                             const void* params, std::size_t params_size, unsigned cluster_y) override;
     int multiprocessor_count() override;

@@ -51,6 +51,9 @@ struct DriverApi {
     decltype(&cuLaunchKernelEx) cuLaunchKernelEx_ = nullptr;   // optional
 #endif
     decltype(&cuOccupancyMaxActiveBlocksPerMultiprocessor) cuOccupancyMaxActiveBlocksPerMultiprocessor_ = nullptr;   // optional
+#if CC1D_HAVE_LAUNCH_EX
+    decltype(&cuOccupancyMaxActiveClusters) cuOccupancyMaxActiveClusters_ = nullptr;   // optional
+#endif
 };
 
 const DriverApi& driver() {
@@ -72,6 +75,7 @@ const DriverApi& driver() {
         if (!failure.empty()) return;
 #if CC1D_HAVE_LAUNCH_EX
         api.library.resolve(api.cuLaunchKernelEx_, CC1D_SYMBOL_NAME(cuLaunchKernelEx));
+        api.library.resolve(api.cuOccupancyMaxActiveClusters_, CC1D_SYMBOL_NAME(cuOccupancyMaxActiveClusters));
 #endif
         api.library.resolve(api.cuOccupancyMaxActiveBlocksPerMultiprocessor_,
                             CC1D_SYMBOL_NAME(cuOccupancyMaxActiveBlocksPerMultiprocessor));
@@ -212,6 +216,34 @@ public:
         }
 #endif
         launch(function, grid, block, shared_bytes, stream, params, params_size);
+    }
+
+    int resident_clusters(void* function, int block_threads, unsigned shared_bytes, unsigned cluster_y) override {
+#if CC1D_HAVE_LAUNCH_EX
+        if (cu_.cuOccupancyMaxActiveClusters_ == nullptr) return 0;
+        CUlaunchAttribute cluster = {};
+        cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        cluster.value.clusterDim.x = 1;
+        cluster.value.clusterDim.y = cluster_y;
+        cluster.value.clusterDim.z = 1;
+        CUlaunchConfig config = {};
+        config.gridDimX = 1;
+        config.gridDimY = cluster_y;
+        config.gridDimZ = 1;
+        config.blockDimX = static_cast<unsigned>(block_threads);
+        config.blockDimY = config.blockDimZ = 1;
+        config.sharedMemBytes = shared_bytes;
+        config.attrs = &cluster;
+        config.numAttrs = 1;
+        // (As resident_blocks: a failed query is "cannot say".)
+        int clusters = 0;
+        if (cu_.cuOccupancyMaxActiveClusters_(&clusters, static_cast<CUfunction>(function), &config) != CUDA_SUCCESS)
+            return 0;
+        return clusters;
+#else
+        (void)function, (void)block_threads, (void)shared_bytes, (void)cluster_y;
+        return 0;
+#endif
     }
 
     bool cluster_launches(int device) override {

@@ -63,6 +63,14 @@ public:
     virtual void launch_in_clusters(void* function, Dim3 grid, Dim3 block, unsigned shared_bytes, void* stream,
                                     const void* params, std::size_t params_size, unsigned cluster_y,
                                     bool overlapped) = 0;
+    // Clusters of (1, cluster_y, 1) blocks of `block_threads` threads and `shared_bytes` of
+    // dynamic shared memory that the whole device holds at once for `function`; 0 where
+    // the driver cannot say. (On an H100 a cluster's blocks count at most 8 an SM, and a
+    // cluster must fit one GPC: fewer blocks than resident_blocks gives without clusters.)
+    virtual int resident_clusters(void* function, int block_threads, unsigned shared_bytes, unsigned cluster_y) {
+        (void)function, (void)block_threads, (void)shared_bytes, (void)cluster_y;
+        return 0;
+    }
     // Blocks of `block_threads` threads and `shared_bytes` of dynamic shared memory that one
     // multiprocessor holds at once for `function` (its registers and static shared memory
     // count); 0 where the driver cannot say.

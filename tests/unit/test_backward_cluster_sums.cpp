@@ -1,8 +1,9 @@
 // Channel-first backward calls whose channels are split into 2 to 8 parts: where the
-// device launches thread-block clusters, one launch of the main kernel whose grid is
-// (channels, parts) in clusters of (1, parts), with the sums added within each cluster
-// (CC1D_DW_CLUSTER: no partial rows, no zeroing or reduce launch, on either path); where
-// it does not, the partial rows and the reduce kernel as before. Calls of one part or of
+// device launches thread-block clusters and holds every channel's cluster at once (in
+// the parts planned or fewer), one launch of the main kernel whose grid is (channels,
+// parts) in clusters of (1, parts), with the sums added within each cluster
+// (CC1D_DW_CLUSTER: no partial rows, no zeroing or reduce launch, on either path); else
+// the partial rows and the reduce kernel (or atomics) as before. Calls of one part or of
 // more parts than a cluster holds never take clusters.
 #include <doctest/doctest.h>
 
@@ -56,10 +57,61 @@ struct Shape {
 
 }  // namespace
 
-TEST_CASE("channel-first backward: 2 to 8 parts a channel summed within thread-block clusters") {
-    // 4x256x4096 (16-bit and fp32) and fp32 4x5376x4096: 4 parts on 132 multiprocessors.
+// The plan's parts in clusters: as planned where every channel's cluster is resident at
+// once, else the most parts (at least 2, none left empty) that are; untouched otherwise.
+TEST_CASE("channel-first backward plan: parts in clusters only where every channel's cluster is resident") {
+    backward::Plan base;
+    base.channel_groups = 256;
+    base.parts = 4;
+    base.units_per_part = 2;
+    auto planned = [&](const backward::ResidentClusters& resident, std::int64_t parts = 4,
+                       std::int64_t unit_count = 8) {
+        backward::Plan plan = base;
+        plan.parts = parts;
+        plan.units_per_part = (unit_count + parts - 1) / parts;
+        backward::plan_cluster_sums(plan, unit_count, resident);
+        return plan;
+    };
+    // Room for every cluster: as planned.
+    backward::Plan p = planned([](int) { return 1000; });
+    CHECK(p.cluster_sums);
+    CHECK(p.parts == 4);
+    CHECK(p.units_per_part == 2);
+    // An H100's answers for 10-block-an-SM kernels: 248 clusters of 4, 327 of 3, 528 of 2.
+    const auto h100 = [](int parts) { return parts == 4 ? 248 : parts == 3 ? 327 : 528; };
+    p = planned(h100);
+    CHECK(p.cluster_sums);
+    CHECK(p.parts == 3);
+    CHECK(p.units_per_part == 3);
+    // 9 units: 4 parts would be walks of 3 (3 parts, one left empty), so 3 parts.
+    p = planned([](int parts) { return parts <= 3 ? 300 : 1000; }, 4, 9);
+    CHECK(p.cluster_sums);
+    CHECK(p.parts == 3);
+    CHECK(p.units_per_part == 3);
+    // Too few clusters in any split, or a device that cannot say: as planned, no clusters.
+    for (const backward::ResidentClusters& none : {backward::ResidentClusters([](int) { return 255; }),
+                                                   backward::ResidentClusters([](int) { return 0; })}) {
+        p = planned(none);
+        CHECK_FALSE(p.cluster_sums);
+        CHECK(p.parts == 4);
+        CHECK(p.units_per_part == 2);
+    }
+    // One part, or more than a cluster holds: never.
+    for (std::int64_t parts : {std::int64_t(1), std::int64_t(CC1D_BWD_MAX_CLUSTER_PARTS + 1), std::int64_t(16)}) {
+        p = planned([](int) { return 1 << 20; }, parts, 64);
+        CHECK_FALSE(p.cluster_sums);
+        CHECK(p.parts == parts);
+    }
+    p = planned([](int) { return 1 << 20; }, CC1D_BWD_MAX_CLUSTER_PARTS, 64);
+    CHECK(p.cluster_sums);
+    CHECK(p.parts == CC1D_BWD_MAX_CLUSTER_PARTS);
+}
+
+TEST_CASE("channel-first backward call: one launch in clusters where they fit, the reduce kernel elsewhere") {
+    // On 132 multiprocessors, 8 cluster blocks an SM: 4x256x4096 (4 parts, 256 clusters of
+    // 264) and 3x100x3001 (6 parts) fit; fp32 4x5376x4096 (4 parts, 5,376 channels) does not.
     for (const Shape& s : {Shape{4, 256, 4096, DType::bf16}, Shape{4, 256, 4096, DType::fp32},
-                           Shape{4, 5376, 4096, DType::fp32}, Shape{3, 100, 3001, DType::fp16}})
+                           Shape{3, 100, 3001, DType::fp16}, Shape{4, 5376, 4096, DType::fp32}})
         for (bool deterministic : {true, false})
             for (bool seq_idx : {false, true}) {
                 INFO("B=", s.B, " D=", s.D, " L=", s.L, " x=", std::string(to_string(s.dtype)),
@@ -69,70 +121,63 @@ TEST_CASE("channel-first backward: 2 to 8 parts a channel summed within thread-b
                 const backward::Plan plan = backward::plan_channel_first(v, args, 132, true);
                 REQUIRE(plan.parts >= 2);
                 REQUIRE(plan.parts <= CC1D_BWD_MAX_CLUSTER_PARTS);
-                CHECK(backward::sums_in_clusters(plan, true));
-                CHECK_FALSE(backward::sums_in_clusters(plan, false));
+                const bool fits = s.D * plan.parts <= 132 * 8;
 
                 test::RecordingLauncher<cc1d_bwd_params> launcher;
                 launcher.clusters = true;
                 backward_channel_first(launcher, v, args);
-                // With seq_idx the masks kernel comes first; no zeroing, no reduce.
-                REQUIRE(launcher.launches.size() == (seq_idx ? 2u : 1u));
-                const auto& main = launcher.launches.back();
-                CHECK(main.kernel == Kernel::main);
-                CHECK(main.grid.x == unsigned(s.D));
-                CHECK(main.grid.y == unsigned(plan.parts));
-                CHECK(main.cluster_y == unsigned(plan.parts));
-                CHECK(main.block.x == plan.block.x);
-                CHECK(main.shared == plan.shared_bytes);
-                CHECK(main.params.dw_mode == CC1D_DW_CLUSTER);
-                CHECK(main.params.groups == plan.parts);
-                CHECK(main.params.units_per_part == plan.units_per_part);
-                CHECK(main.params.partials == nullptr);   // no workspace rows
-                if (seq_idx) {
-                    CHECK(launcher.launches[0].kernel == Kernel::reduce);
-                    CHECK(launcher.launches[0].params.reduce_mode == CC1D_REDUCE_SEQ_MASKS);
-                    CHECK(launcher.launches[0].cluster_y == 1u);
+                if (fits) {
+                    // With seq_idx the masks kernel comes first; no zeroing, no reduce.
+                    REQUIRE(launcher.launches.size() == (seq_idx ? 2u : 1u));
+                    const auto& main = launcher.launches.back();
+                    CHECK(main.kernel == Kernel::main);
+                    CHECK(main.grid.x == unsigned(s.D));
+                    CHECK(main.grid.y == unsigned(plan.parts));
+                    CHECK(main.cluster_y == unsigned(plan.parts));
+                    CHECK(main.block.x == plan.block.x);
+                    CHECK(main.shared == plan.shared_bytes);
+                    CHECK(main.params.dw_mode == CC1D_DW_CLUSTER);
+                    CHECK(main.params.groups == plan.parts);
+                    CHECK(main.params.units_per_part == plan.units_per_part);
+                    CHECK(main.params.partials == nullptr);   // no workspace rows
+                    if (seq_idx) {
+                        CHECK(launcher.launches[0].kernel == Kernel::reduce);
+                        CHECK(launcher.launches[0].params.reduce_mode == CC1D_REDUCE_SEQ_MASKS);
+                        CHECK(launcher.launches[0].cluster_y == 1u);
+                    }
+                    backward::Plan clustered = plan;
+                    clustered.cluster_sums = true;
+                    CHECK(backward::dw_mode(v, args, clustered) == CC1D_DW_CLUSTER);
+                    if (!seq_idx) CHECK(backward::workspace_bytes(v, args, clustered) == 0u);
                 }
-                backward::Plan clustered = plan;
-                clustered.cluster_sums = true;
-                CHECK(backward::dw_mode(v, args, clustered) == CC1D_DW_CLUSTER);
-                if (!seq_idx) CHECK(backward::workspace_bytes(v, args, clustered) == 0u);
 
-                // Without clusters, the flat grid and: deterministic, partial rows and the reduce
-                // kernel after the main one; atomic (fp32 dweight), the zeroing launch before it.
+                // Without clusters (or where they do not fit), the flat grid and: deterministic,
+                // partial rows and the reduce kernel after the main one; atomic (fp32 dweight),
+                // the zeroing launch before it.
                 test::RecordingLauncher<cc1d_bwd_params> plain;
                 backward_channel_first(plain, v, args);
-                REQUIRE(plain.launches.size() == (seq_idx ? 3u : 2u));
-                for (const auto& l : plain.launches) CHECK(l.cluster_y == 1u);
-                const auto& sums = deterministic ? plain.launches.back() : plain.launches.front();
-                CHECK(sums.kernel == Kernel::reduce);
-                CHECK(sums.params.reduce_mode == (deterministic ? CC1D_REDUCE_SUM : CC1D_REDUCE_ZERO));
-                CHECK(sums.params.dw_mode == (deterministic ? CC1D_DW_PARTIAL_ROWS : CC1D_DW_ATOMIC_DIRECT));
+                for (const auto* calls : {&plain, fits ? nullptr : &launcher}) {
+                    if (calls == nullptr) continue;
+                    REQUIRE(calls->launches.size() == (seq_idx ? 3u : 2u));
+                    for (const auto& l : calls->launches) CHECK(l.cluster_y == 1u);
+                    const auto& sums = deterministic ? calls->launches.back() : calls->launches.front();
+                    CHECK(sums.kernel == Kernel::reduce);
+                    CHECK(sums.params.reduce_mode == (deterministic ? CC1D_REDUCE_SUM : CC1D_REDUCE_ZERO));
+                    CHECK(sums.params.dw_mode == (deterministic ? CC1D_DW_PARTIAL_ROWS : CC1D_DW_ATOMIC_DIRECT));
+                }
             }
 }
 
-TEST_CASE("channel-first backward: one part, or more than a cluster holds, never takes clusters") {
-    // 8x2048x1024 bf16: the channels fill the GPU, one part; a single SM's plan of
-    // 4x256x4096 still 4 parts (fewer SMs never give fewer); 9 or more parts: none.
+TEST_CASE("channel-first backward call: one part takes no clusters") {
+    // 8x2048x1024 bf16: the channels fill the GPU, one part, blocks writing dweight themselves.
     const Variant v = channel_first_variant(DType::bf16, true);
     const BackwardArgs args = call_args(8, 2048, 1024, DType::bf16, true);
     const backward::Plan one = backward::plan_channel_first(v, args, 132, true);
     REQUIRE(one.parts == 1);
-    CHECK_FALSE(backward::sums_in_clusters(one, true));
     test::RecordingLauncher<cc1d_bwd_params> launcher;
     launcher.clusters = true;
     backward_channel_first(launcher, v, args);
     const auto& l = launcher.only_main_launch(one.block.x, one.channel_groups, one.shared_bytes);
     CHECK(l.cluster_y == 1u);
     CHECK(l.params.dw_mode == CC1D_DW_DIRECT);
-
-    backward::Plan many = one;
-    for (std::int64_t parts : {std::int64_t(CC1D_BWD_MAX_CLUSTER_PARTS + 1), std::int64_t(64)}) {
-        many.parts = parts;
-        CHECK_FALSE(backward::sums_in_clusters(many, true));
-    }
-    many.parts = CC1D_BWD_MAX_CLUSTER_PARTS;
-    CHECK(backward::sums_in_clusters(many, true));
-    many.parts = 2;
-    CHECK(backward::sums_in_clusters(many, true));
 }

@@ -164,7 +164,10 @@ Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm
 void backward_channel_first(Launcher& launcher, const Variant& variant, const BackwardArgs& args) {
     backward::Plan plan =
         backward::plan_channel_first(variant, args, launcher.multiprocessor_count(), util::fast_memory(launcher));
-    plan.cluster_sums = backward::sums_in_clusters(plan, plan.parts >= 2 && launcher.cluster_launches());
+    if (plan.parts >= 2 && launcher.cluster_launches())
+        backward::plan_cluster_sums(plan, args.x.shape[0] * plan.tiles, [&](int parts) {
+            return launcher.resident_clusters(Kernel::main, plan.block, plan.shared_bytes, static_cast<unsigned>(parts));
+        });
     backward::run(launcher, variant, args, plan, backward::make_params(variant, args));
 }
 

@@ -34,6 +34,9 @@ public:
     // Whether launch_in_clusters can run here (NVIDIA compute capability 9.0+;
     // CC1D_DISABLE_CLUSTERS=1 says no).
     virtual bool cluster_launches() = 0;
+    // Clusters of (1, cluster_y, 1) blocks of the module's `kernel` the device holds at once
+    // (Device::resident_clusters); 0 where it cannot say.
+    virtual int resident_clusters(Kernel kernel, device::Dim3 block, unsigned shared_bytes, unsigned cluster_y) = 0;
     // launch_overlapped with the grid's blocks in thread-block clusters of (1, cluster_y, 1):
     // grid.y a multiple of cluster_y, which is at most CC1D_BWD_MAX_CLUSTER_PARTS.
     virtual void launch_in_clusters(Kernel kernel, device::Dim3 grid, device::Dim3 block, unsigned shared_bytes,
