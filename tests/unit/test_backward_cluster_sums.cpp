@@ -1,6 +1,5 @@
 // Channel-first backward calls whose channels are split into 2 to 8 parts: where the
-// device launches thread-block clusters and holds every channel's cluster at once (in
-// the parts planned or fewer), one launch of the main kernel whose grid is (channels,
+// device launches thread-block clusters and holds every channel's cluster at once, one launch of the main kernel whose grid is (channels,
 // parts) in clusters of (1, parts), with the sums added within each cluster
 // (CC1D_DW_CLUSTER: no partial rows, no zeroing or reduce launch, on either path); else
 // the partial rows and the reduce kernel (or atomics) as before. Calls of one part or of
@@ -57,54 +56,24 @@ struct Shape {
 
 }  // namespace
 
-// The plan's parts in clusters: as planned where every channel's cluster is resident at
-// once, else the most parts (at least 2, none left empty) that are; untouched otherwise.
+// Parts in clusters only where every channel's cluster is resident at once, 2 to 8 of them.
 TEST_CASE("channel-first backward plan: parts in clusters only where every channel's cluster is resident") {
-    backward::Plan base;
-    base.channel_groups = 256;
-    base.parts = 4;
-    base.units_per_part = 2;
-    auto planned = [&](const backward::ResidentClusters& resident, std::int64_t parts = 4,
-                       std::int64_t unit_count = 8) {
-        backward::Plan plan = base;
-        plan.parts = parts;
-        plan.units_per_part = (unit_count + parts - 1) / parts;
-        backward::plan_cluster_sums(plan, unit_count, resident);
-        return plan;
-    };
-    // Room for every cluster: as planned.
-    backward::Plan p = planned([](int) { return 1000; });
-    CHECK(p.cluster_sums);
-    CHECK(p.parts == 4);
-    CHECK(p.units_per_part == 2);
-    // An H100's answers for 10-block-an-SM kernels: 248 clusters of 4, 327 of 3, 528 of 2.
-    const auto h100 = [](int parts) { return parts == 4 ? 248 : parts == 3 ? 327 : 528; };
-    p = planned(h100);
-    CHECK(p.cluster_sums);
-    CHECK(p.parts == 3);
-    CHECK(p.units_per_part == 3);
-    // 9 units: 4 parts would be walks of 3 (3 parts, one left empty), so 3 parts.
-    p = planned([](int parts) { return parts <= 3 ? 300 : 1000; }, 4, 9);
-    CHECK(p.cluster_sums);
-    CHECK(p.parts == 3);
-    CHECK(p.units_per_part == 3);
-    // Too few clusters in any split, or a device that cannot say: as planned, no clusters.
-    for (const backward::ResidentClusters& none : {backward::ResidentClusters([](int) { return 255; }),
-                                                   backward::ResidentClusters([](int) { return 0; })}) {
-        p = planned(none);
-        CHECK_FALSE(p.cluster_sums);
-        CHECK(p.parts == 4);
-        CHECK(p.units_per_part == 2);
-    }
-    // One part, or more than a cluster holds: never.
+    backward::Plan plan;
+    plan.channel_groups = 256;
+    plan.parts = 4;
+    plan.units_per_part = 2;
+    CHECK(backward::sums_in_clusters(plan, 256));
+    CHECK(backward::sums_in_clusters(plan, 1000));
+    CHECK_FALSE(backward::sums_in_clusters(plan, 248));   // an H100's answer for 10-block-an-SM kernels
+    CHECK_FALSE(backward::sums_in_clusters(plan, 0));     // a device that cannot say
     for (std::int64_t parts : {std::int64_t(1), std::int64_t(CC1D_BWD_MAX_CLUSTER_PARTS + 1), std::int64_t(16)}) {
-        p = planned([](int) { return 1 << 20; }, parts, 64);
-        CHECK_FALSE(p.cluster_sums);
-        CHECK(p.parts == parts);
+        plan.parts = parts;
+        CHECK_FALSE(backward::sums_in_clusters(plan, 1 << 20));
     }
-    p = planned([](int) { return 1 << 20; }, CC1D_BWD_MAX_CLUSTER_PARTS, 64);
-    CHECK(p.cluster_sums);
-    CHECK(p.parts == CC1D_BWD_MAX_CLUSTER_PARTS);
+    for (std::int64_t parts : {std::int64_t(2), std::int64_t(CC1D_BWD_MAX_CLUSTER_PARTS)}) {
+        plan.parts = parts;
+        CHECK(backward::sums_in_clusters(plan, 1 << 20));
+    }
 }
 
 TEST_CASE("channel-first backward call: one launch in clusters where they fit, the reduce kernel elsewhere") {

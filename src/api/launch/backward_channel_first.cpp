@@ -164,10 +164,9 @@ Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm
 void backward_channel_first(Launcher& launcher, const Variant& variant, const BackwardArgs& args) {
     backward::Plan plan =
         backward::plan_channel_first(variant, args, launcher.multiprocessor_count(), util::fast_memory(launcher));
-    if (plan.parts >= 2 && launcher.cluster_launches())
-        backward::plan_cluster_sums(plan, args.x.shape[0] * plan.tiles, [&](int parts) {
-            return launcher.resident_clusters(Kernel::main, plan.block, plan.shared_bytes, static_cast<unsigned>(parts));
-        });
+    if (plan.parts >= 2 && plan.parts <= CC1D_BWD_MAX_CLUSTER_PARTS && launcher.cluster_launches())
+        plan.cluster_sums = backward::sums_in_clusters(
+            plan, launcher.resident_clusters(Kernel::main, plan.block, plan.shared_bytes, static_cast<unsigned>(plan.parts)));
     backward::run(launcher, variant, args, plan, backward::make_params(variant, args));
 }
 

@@ -1,7 +1,6 @@
 #include "api/launch/backward_plan.hpp"
 
 #include <cstdint>
-#include <functional>
 
 #include "api/launch/launch_util.hpp"
 #include "common/env.hpp"
@@ -39,25 +38,17 @@ std::size_t workspace_bytes(const Variant& variant, const BackwardArgs& args, co
     return partials_bytes(variant, args, plan) + kSeqMasksAlign - 1 + masks;
 }
 
-void plan_cluster_sums(Plan& plan, std::int64_t units, const ResidentClusters& resident_clusters) {
+bool sums_in_clusters(const Plan& plan, int resident_clusters) {
     // (The grid is (channels, parts): its x at most 2^31 - 1.)
     if (plan.parts < 2 || plan.parts > CC1D_BWD_MAX_CLUSTER_PARTS || plan.channel_groups > std::int64_t(0x7fffffff))
-        return;
+        return false;
     // Only where every cluster starts at once: a cluster's blocks wait for each other at
     // its end, holding their slots, and a device holds fewer blocks in clusters than
-    // without (an H100 at most 8 an SM, each cluster within one GPC). 4x256x4096 in 4
-    // parts, 1,024 blocks where 992 fit in clusters (10 an SM without), ran 12-22% slower
-    // in clusters on an H100; fp32 4x5376x4096, many waves, 1-2.4% (docs/perf.md entry 139).
-    for (std::int64_t parts = plan.parts; parts >= 2; --parts) {
-        const std::int64_t units_per_part = util::ceil_div(units, parts);
-        const std::int64_t fewer = util::ceil_div(units, units_per_part);
-        if (fewer != parts) continue;   // (that many parts leave one empty)
-        if (resident_clusters(static_cast<int>(parts)) < plan.channel_groups) continue;
-        plan.parts = parts;
-        plan.units_per_part = units_per_part;
-        plan.cluster_sums = true;
-        return;
-    }
+    // without (an H100 at most 8 an SM, each cluster within one GPC). On an H100,
+    // 4x256x4096 in 4 parts, 1,024 blocks where 992 fit in clusters (10 an SM without),
+    // ran 12-22% slower in clusters, and 1-5% slower in 3 parts that fit; fp32
+    // 4x5376x4096, many waves, 1-2.4% slower (docs/perf.md entry 139).
+    return resident_clusters >= plan.channel_groups;
 }
 
 int dw_mode(const Variant& variant, const BackwardArgs& args, const Plan& plan) {

@@ -52,14 +52,12 @@ Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_
 // (backward_workspace_bytes: a tail comes and goes with the multiprocessor count).
 std::int64_t channel_last_tail_parts(const Variant& variant, const BackwardArgs& args);
 
-// Clusters of `parts` blocks of a plan's main kernel the device holds at once (0: cannot say).
-using ResidentClusters = std::function<int(int parts)>;
-// For a channel-first plan of `units` (batch, tile) units a channel on a device that
-// launches clusters: sums its parts within thread-block clusters (cluster_sums: a cluster
-// a channel, its parts its blocks, so no partial rows and no reduce launch) where it has
-// 2 to CC1D_BWD_MAX_CLUSTER_PARTS parts and every channel's cluster is resident at once,
-// as planned or in fewer parts (at least 2) that are. Else leaves the plan as it is.
-void plan_cluster_sums(Plan& plan, std::int64_t units, const ResidentClusters& resident_clusters);
+// Whether a channel-first plan's parts are summed within thread-block clusters
+// (cluster_sums: a cluster a channel, its parts its blocks, so no partial rows and no
+// reduce launch) on a device that launches clusters and holds `resident_clusters` of
+// plan.parts blocks of its main kernel at once (0: cannot say): where it has 2 to
+// CC1D_BWD_MAX_CLUSTER_PARTS parts and every channel's cluster is resident at once.
+bool sums_in_clusters(const Plan& plan, int resident_clusters);
 
 // Where the blocks put their dweight/dbias sums (CC1D_DW_*).
 int dw_mode(const Variant& variant, const BackwardArgs& args, const Plan& plan);
