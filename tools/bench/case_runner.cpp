@@ -38,6 +38,7 @@ void measure_disk_hit(BenchEnvironment& env, Workload& workload, CaseResult& res
     const Stats after = env.disk_runtime.stats();
     if (after.disk_hits > before.disk_hits)
         result.disk_load_ms = 1e3 * (after.disk_load_seconds - before.disk_load_seconds);
+    result.launches = after.launches - before.launches;
 }
 
 // Host cost of a call: the same variant on a tiny shape, so the GPU never holds the host back.

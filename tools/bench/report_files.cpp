@@ -66,6 +66,7 @@ nlohmann::ordered_json case_json(const CaseResult& r, double copy_gb_per_s) {
     j["first_call_ms"] = optional_number(r.first_call_ms);
     j["disk_load_ms"] = optional_number(r.disk_load_ms);
     j["host_us_per_call"] = optional_number(r.host_us_per_call);
+    j["launches"] = r.launches ? nlohmann::ordered_json(*r.launches) : nlohmann::ordered_json(nullptr);
     if (r.check) {
         j["check"] = {{"ok", r.check->ok},
                       {"detail", r.check->detail},

@@ -38,6 +38,7 @@ std::string progress_summary(const CaseResult& result, double copy_gb_per_s, std
         text += " | graph replay: " + result.replay_note;
     text += " | compile " + (result.compile_s ? fmt::format("{:.2f} s", *result.compile_s) : std::string("(loaded)"));
     if (result.disk_load_ms) text += fmt::format(", disk hit {:.2f} ms", *result.disk_load_ms);
+    if (result.launches) text += fmt::format(", {} launch{}", *result.launches, *result.launches == 1 ? "" : "es");
     if (result.host_us_per_call) {
         text += fmt::format(", host {:.2f} us/call", *result.host_us_per_call);
         if (bare_launch_host_us)

@@ -26,6 +26,8 @@ struct CaseResult {
     std::optional<double> first_call_ms;      // wall time of that first call, compile included
     std::optional<double> disk_load_ms;       // a second Runtime, same cache: lookup to loaded kernel
     std::optional<double> host_us_per_call;   // update: back-to-back calls on a tiny shape
+    std::optional<std::uint64_t> launches;    // kernels one call launches (which path it took:
+                                              // e.g. a backward's reduce launch or its absence)
     std::optional<CheckOutcome> check;
     std::string error;                        // why the case could not run
 
