@@ -3,7 +3,7 @@
 // kernel of every call is a plain launch, whatever the family asks. Checked against a
 // device that records launches, for the launcher alone and for whole backward calls in
 // each of their reduction modes. Also: the occupancy query the channel-last backward
-// makes before it takes a tail of short walks.
+// makes before it takes a tail of short walks, and launches in thread-block clusters.
 #include <doctest/doctest.h>
 
 #include <string>
