@@ -221,11 +221,13 @@ public:
     int resident_clusters(void* function, int block_threads, unsigned shared_bytes, unsigned cluster_y) override {
 #if CC1D_HAVE_LAUNCH_EX
         if (cu_.cuOccupancyMaxActiveClusters_ == nullptr) return 0;
-        CUlaunchAttribute cluster = {};
-        cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-        cluster.value.clusterDim.x = 1;
-        cluster.value.clusterDim.y = cluster_y;
-        cluster.value.clusterDim.z = 1;
+        CUlaunchAttribute cluster[2] = {};
+        cluster[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        cluster[0].value.clusterDim.x = 1;
+        cluster[0].value.clusterDim.y = cluster_y;
+        cluster[0].value.clusterDim.z = 1;
+        cluster[1].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+        cluster[1].value.clusterSchedulingPolicyPreference = kClusterPolicy;
         CUlaunchConfig config = {};
         config.gridDimX = 1;
         config.gridDimY = cluster_y;
@@ -233,8 +235,8 @@ public:
         config.blockDimX = static_cast<unsigned>(block_threads);
         config.blockDimY = config.blockDimZ = 1;
         config.sharedMemBytes = shared_bytes;
-        config.attrs = &cluster;
-        config.numAttrs = 1;
+        config.attrs = cluster;
+        config.numAttrs = 2;
         // (As resident_blocks: a failed query is "cannot say".)
         int clusters = 0;
         if (cu_.cuOccupancyMaxActiveClusters_(&clusters, static_cast<CUfunction>(function), &config) != CUDA_SUCCESS)
@@ -361,11 +363,16 @@ private:
     }
 
 #if CC1D_HAVE_LAUNCH_EX
+    // Clusters placed to balance the load over the GPCs rather than spread: an H100 then
+    // holds 264 clusters of 4 blocks (1,056 blocks, 8 an SM) where the default policy holds
+    // 248 (992), and 132 of 8 where it holds 124 (docs/perf.md entry 139).
+    static constexpr CUclusterSchedulingPolicy kClusterPolicy = CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING;
+
     // cuLaunchKernelEx with the attributes asked for: an overlapped launch (programmatic
     // dependent launch) and clusters of (1, cluster_y, 1) blocks (none where cluster_y is 1).
     void launch_ex(void* function, Dim3 grid, Dim3 block, unsigned shared_bytes, void* stream, const void* params,
                    bool overlapped, unsigned cluster_y) {
-        CUlaunchAttribute attributes[2] = {};
+        CUlaunchAttribute attributes[3] = {};
         unsigned count = 0;
         if (overlapped) {
             attributes[count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
@@ -376,6 +383,8 @@ private:
             attributes[count].value.clusterDim.x = 1;
             attributes[count].value.clusterDim.y = cluster_y;
             attributes[count++].value.clusterDim.z = 1;
+            attributes[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+            attributes[count++].value.clusterSchedulingPolicyPreference = kClusterPolicy;
         }
         CUlaunchConfig config = {};
         config.gridDimX = grid.x;

@@ -57,16 +57,17 @@ public:
     // cuLaunchKernelEx; never on HIP).
     virtual bool cluster_launches(int device) = 0;
     // launch, or launch_overlapped where `overlapped` (the caller checks
-    // overlapped_launches), with the grid's blocks in clusters of (1, cluster_y, 1): grid.y a multiple of
-    // cluster_y, which is at most 8 (what every such device schedules). For devices where
-    // cluster_launches is true.
+    // overlapped_launches), with the grid's blocks in clusters of (1, cluster_y, 1): grid.y a
+    // multiple of cluster_y, which is at most 8 (what every such device schedules), placed
+    // to balance the load over the GPCs. For devices where cluster_launches is true.
     virtual void launch_in_clusters(void* function, Dim3 grid, Dim3 block, unsigned shared_bytes, void* stream,
                                     const void* params, std::size_t params_size, unsigned cluster_y,
                                     bool overlapped) = 0;
     // Clusters of (1, cluster_y, 1) blocks of `block_threads` threads and `shared_bytes` of
-    // dynamic shared memory that the whole device holds at once for `function`; 0 where
-    // the driver cannot say. (On an H100 a cluster's blocks count at most 8 an SM, and a
-    // cluster must fit one GPC: fewer blocks than resident_blocks gives without clusters.)
+    // dynamic shared memory that the whole device holds at once for `function`, placed as
+    // launch_in_clusters places them; 0 where the driver cannot say. (On an H100 a
+    // cluster's blocks count at most 8 an SM, and a cluster must fit one GPC: fewer
+    // blocks than resident_blocks gives without clusters.)
     virtual int resident_clusters(void* function, int block_threads, unsigned shared_bytes, unsigned cluster_y) {
         (void)function, (void)block_threads, (void)shared_bytes, (void)cluster_y;
         return 0;

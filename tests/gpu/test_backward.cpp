@@ -513,8 +513,8 @@ TEST_CASE("backward: channel-first parts summed within thread-block clusters, th
         }
     }
     // The shapes are 2-8 parts on GPUs of 100-150 multiprocessors; where clusters run, most
-    // take them (on an H100 all but 4x256x4096, whose 1,024 blocks are more than its clusters hold).
-    if (device_clusters) CHECK_MESSAGE(clustered >= 6, clustered << " of " << shapes.size() << " calls in clusters");
+    // take them (on an H100 all ten).
+    if (device_clusters) CHECK_MESSAGE(clustered >= 8, clustered << " of " << shapes.size() << " calls in clusters");
     else MESSAGE("this device launches no thread-block clusters: both runs took the reduce kernel");
 }
 

@@ -45,9 +45,11 @@ bool sums_in_clusters(const Plan& plan, int resident_clusters) {
     // Only where every cluster starts at once: a cluster's blocks wait for each other at
     // its end, holding their slots, and a device holds fewer blocks in clusters than
     // without (an H100 at most 8 an SM, each cluster within one GPC). On an H100,
-    // 4x256x4096 in 4 parts, 1,024 blocks where 992 fit in clusters (10 an SM without),
-    // ran 12-22% slower in clusters, and 1-5% slower in 3 parts that fit; fp32
-    // 4x5376x4096, many waves, 1-2.4% slower (docs/perf.md entry 139).
+    // 4x256x4096 in 4 parts, 1,024 blocks where the default placement fits 992 in
+    // clusters (10 an SM without), ran 12-22% slower in clusters, and 1-5% slower in 3
+    // parts that fit; fp32 4x5376x4096, many waves, 1-2.4% slower. Placed for load
+    // balance (Device::launch_in_clusters) 1,056 fit, and it ran 1-7% faster (docs/perf.md
+    // entry 139).
     return resident_clusters >= plan.channel_groups;
 }
 
