@@ -84,6 +84,8 @@ void forward_case(Layout layout, DType dtype, bool seq_idx, std::int64_t L, std:
 
 // B x L = 9 x 1031 has several parts per channel group, so the call launches the main
 // kernel and the reduce kernel (deterministic) or the zeroing and the main kernel (atomic);
+// channel-first 4 x 2048 has 4 parts a channel, summed within thread-block clusters in one
+// launch on NVIDIA compute capability 9.0+ (backward_plan.cpp, sums_in_clusters);
 // 2 x 129 is a small call, one launch of the small-call kernel (backward_small.cpp).
 void backward_case(Layout layout, bool deterministic, std::int64_t B, std::int64_t L, std::uint32_t seed) {
     const bool cl = layout == Layout::channel_last;
@@ -207,7 +209,7 @@ TEST_CASE("graph capture: forward replays bit-exactly") {
 
 TEST_CASE("graph capture: backward replays bit-exactly (its one to three launches in order)") {
     std::uint64_t index = 0;
-    for (const auto& [B, L] : {std::pair<std::int64_t, std::int64_t>{9, 1031}, {2, 129}})
+    for (const auto& [B, L] : {std::pair<std::int64_t, std::int64_t>{9, 1031}, {4, 2048}, {2, 129}})
         for (Layout layout : {Layout::channel_first, Layout::channel_last})
             for (bool deterministic : {true, false}) {
                 const std::uint32_t seed = case_seed(54, index++);
