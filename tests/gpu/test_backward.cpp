@@ -450,11 +450,12 @@ TEST_CASE("backward: fp32 channel-first calls of many channels, walks split into
 TEST_CASE("backward: channel-first parts summed within thread-block clusters, the bits of the reduce kernel's sum") {
     // Calls whose channels the plan splits into 2-8 parts (backward_channel_first.cpp): on
     // a device that launches clusters and holds them all at once, one launch whose
-    // clusters add a channel's parts (CC1D_DW_CLUSTER; seen in the call's launch count). Each call runs so and again with clusters off (partial rows and
-    // the reduce kernel, or atomics), both against the fp64 reference; the two add the
-    // parts in the same order, so in deterministic mode dweight/dbias are bit-identical,
-    // and dx always is. Every dtype, features, the dweight dtype, accumulate and the views
-    // rotated; lengths not a multiple of a vector among them.
+    // clusters add a channel's parts (CC1D_DW_CLUSTER; seen in the call's launch count).
+    // Each call runs so and again with clusters off (partial rows and the reduce kernel,
+    // or atomics), both against the fp64 reference; the two add the parts in the same
+    // order, so in deterministic mode dweight/dbias are bit-identical, and dx always is.
+    // Every dtype, features, the dweight dtype, accumulate and the views rotated; lengths
+    // not a multiple of a vector among them.
     struct Shape {
         std::int64_t B, D, L;
         DType x;
