@@ -221,22 +221,12 @@ public:
     int resident_clusters(void* function, int block_threads, unsigned shared_bytes, unsigned cluster_y) override {
 #if CC1D_HAVE_LAUNCH_EX
         if (cu_.cuOccupancyMaxActiveClusters_ == nullptr) return 0;
-        CUlaunchAttribute cluster[2] = {};
-        cluster[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-        cluster[0].value.clusterDim.x = 1;
-        cluster[0].value.clusterDim.y = cluster_y;
-        cluster[0].value.clusterDim.z = 1;
-        cluster[1].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
-        cluster[1].value.clusterSchedulingPolicyPreference = kClusterPolicy;
-        CUlaunchConfig config = {};
-        config.gridDimX = 1;
-        config.gridDimY = cluster_y;
-        config.gridDimZ = 1;
-        config.blockDimX = static_cast<unsigned>(block_threads);
-        config.blockDimY = config.blockDimZ = 1;
-        config.sharedMemBytes = shared_bytes;
-        config.attrs = cluster;
-        config.numAttrs = 2;
+        CUlaunchAttribute cluster[kClusterAttributes] = {};
+        const unsigned count = cluster_attributes(cluster, cluster_y);
+        Dim3 grid, block;
+        grid.y = cluster_y;
+        block.x = static_cast<unsigned>(block_threads);
+        const CUlaunchConfig config = launch_config(grid, block, shared_bytes, nullptr, cluster, count);
         // (As resident_blocks: a failed query is "cannot say".)
         int clusters = 0;
         if (cu_.cuOccupancyMaxActiveClusters_(&clusters, static_cast<CUfunction>(function), &config) != CUDA_SUCCESS)
@@ -368,24 +358,21 @@ private:
     // 248 (992), and 132 of 8 where it holds 124 (docs/perf.md entry 139).
     static constexpr CUclusterSchedulingPolicy kClusterPolicy = CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING;
 
-    // cuLaunchKernelEx with the attributes asked for: an overlapped launch (programmatic
-    // dependent launch) and clusters of (1, cluster_y, 1) blocks (none where cluster_y is 1).
-    void launch_ex(void* function, Dim3 grid, Dim3 block, unsigned shared_bytes, void* stream, const void* params,
-                   bool overlapped, unsigned cluster_y) {
-        CUlaunchAttribute attributes[3] = {};
-        unsigned count = 0;
-        if (overlapped) {
-            attributes[count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-            attributes[count++].value.programmaticStreamSerializationAllowed = 1;
-        }
-        if (cluster_y > 1) {
-            attributes[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-            attributes[count].value.clusterDim.x = 1;
-            attributes[count].value.clusterDim.y = cluster_y;
-            attributes[count++].value.clusterDim.z = 1;
-            attributes[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
-            attributes[count++].value.clusterSchedulingPolicyPreference = kClusterPolicy;
-        }
+    // The attributes of clusters of (1, cluster_y, 1) blocks, placed as above, written to
+    // `out` (room for kClusterAttributes); returns how many.
+    static constexpr unsigned kClusterAttributes = 2;
+    static unsigned cluster_attributes(CUlaunchAttribute* out, unsigned cluster_y) {
+        out[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        out[0].value.clusterDim.x = 1;
+        out[0].value.clusterDim.y = cluster_y;
+        out[0].value.clusterDim.z = 1;
+        out[1].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+        out[1].value.clusterSchedulingPolicyPreference = kClusterPolicy;
+        return kClusterAttributes;
+    }
+
+    static CUlaunchConfig launch_config(Dim3 grid, Dim3 block, unsigned shared_bytes, void* stream,
+                                        CUlaunchAttribute* attributes, unsigned count) {
         CUlaunchConfig config = {};
         config.gridDimX = grid.x;
         config.gridDimY = grid.y;
@@ -397,6 +384,21 @@ private:
         config.hStream = static_cast<CUstream>(stream);
         config.attrs = attributes;
         config.numAttrs = count;
+        return config;
+    }
+
+    // cuLaunchKernelEx with the attributes asked for: an overlapped launch (programmatic
+    // dependent launch) and clusters of (1, cluster_y, 1) blocks (none where cluster_y is 1).
+    void launch_ex(void* function, Dim3 grid, Dim3 block, unsigned shared_bytes, void* stream, const void* params,
+                   bool overlapped, unsigned cluster_y) {
+        CUlaunchAttribute attributes[1 + kClusterAttributes] = {};
+        unsigned count = 0;
+        if (overlapped) {
+            attributes[count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+            attributes[count++].value.programmaticStreamSerializationAllowed = 1;
+        }
+        if (cluster_y > 1) count += cluster_attributes(attributes + count, cluster_y);
+        CUlaunchConfig config = launch_config(grid, block, shared_bytes, stream, attributes, count);
         void* args[] = {const_cast<void*>(params)};
         check(cu_.cuLaunchKernelEx_(&config, static_cast<CUfunction>(function), args, nullptr),
               fmt::format("cuLaunchKernelEx ({}{})", overlapped ? "overlapped" : "plain",
