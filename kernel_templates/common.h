@@ -472,9 +472,7 @@ CC1D_DEVICE void cc1d_bwd_cluster_emit(const cc1d_bwd_params& p, cc1d_i64 d, int
     __shared__ float parked[CC1D_BWD_SUMS];
     if (k >= 0) parked[k] = sum;
     cc1d_cluster_sync();
-    unsigned int rank;
-    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
-    if (rank == 0 && k >= 0) {
+    if (cc1d_cluster_rank() == 0 && k >= 0) {
         float v[CC1D_BWD_MAX_CLUSTER_PARTS];
 #pragma unroll
         for (int r = 0; r < CC1D_BWD_MAX_CLUSTER_PARTS; ++r)   // (all reads in flight at once)

@@ -63,9 +63,15 @@ CC1D_DEVICE void cc1d_allow_dependent_launch() {
 // read each other's shared memory. cc1d_cluster_sync is a barrier of every thread of the
 // cluster (each must reach it, outside divergent code) that also orders their shared
 // memory writes before it with the reads after it; cc1d_cluster_read returns the float at
-// `own` (an address in this block's shared memory) in the block of cluster rank `rank`.
+// `own` (an address in this block's shared memory) in the block of cluster rank `rank`;
+// cc1d_cluster_rank is this block's rank.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define CC1D_HAS_CLUSTERS 1
+CC1D_DEVICE unsigned int cc1d_cluster_rank() {
+    unsigned int rank;
+    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+    return rank;
+}
 CC1D_DEVICE void cc1d_cluster_sync() {
     asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
