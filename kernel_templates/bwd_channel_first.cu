@@ -1030,7 +1030,7 @@ extern "C" __global__ void BF_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
     // cluster sums' slots): the layout puts 16-bit tiles at 128-byte boundaries from here.
     // At 16 bytes past one, the 16-bit SiLU backward on 8x2048x1024 ran 10% slower on an
     // H100 (docs/perf.md entry 140).
-    extern __shared__ __align__(128) cc1d_vec16 bf_smem[];
+    extern __shared__ __attribute__((aligned(128))) cc1d_vec16 bf_smem[];
     // The reduce kernel may be scheduled now; it waits for this one to finish.
     cc1d_allow_dependent_launch();
 #if BF_OWN_BOUNDARIES

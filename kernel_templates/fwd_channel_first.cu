@@ -204,7 +204,10 @@ CC1D_DEVICE void cf_stage_tile_async(const cc1d_fwd_params& p, const x_t* xrow, 
 
 template <bool kStaged>
 CC1D_DEVICE void cf_forward(const cc1d_fwd_params& p) {
-    extern __shared__ cc1d_vec16 cf_smem[];
+    // At a 128-byte boundary even if the kernel gains static shared memory: the staged
+    // tile's layout counts its 128-byte boundaries from here (bwd_channel_first.cu's
+    // bf_smem lost 10% where a static array had moved it, docs/perf.md entry 140).
+    extern __shared__ __attribute__((aligned(128))) cc1d_vec16 cf_smem[];
 
     const unsigned int block = cc1d_flat_block();
 #if CC1D_HAS_SEQ_IDX
