@@ -250,7 +250,9 @@ CC1D_DEVICE void bt_walk(const cc1d_vec16* buf, int lane, int a, bt_out out, bt_
 // spills), and 6 blocks' two buffers fit the shared memory.
 extern "C" __global__ void __launch_bounds__(CC1D_BWD_CL_THREADS, CC1D_BWD_CL_TILE_BLOCKS_PER_SM)
     CC1D_ENTRY_TILE(cc1d_bwd_params p) {
-    __shared__ cc1d_vec16 bt_smem[kBtBuffers * kBtBufferVecs];
+    // At a 128-byte boundary whatever other static shared memory the kernel gains (the
+    // buffers' layout counts 128-byte rows from here; docs/perf.md entry 140).
+    __shared__ __attribute__((aligned(128))) cc1d_vec16 bt_smem[kBtBuffers * kBtBufferVecs];
     // The reduce kernel may be scheduled now; it waits for this one to finish.
     cc1d_allow_dependent_launch();
 
