@@ -38,10 +38,14 @@ std::size_t workspace_bytes(const Variant& variant, const BackwardArgs& args, co
     return partials_bytes(variant, args, plan) + kSeqMasksAlign - 1 + masks;
 }
 
-bool sums_in_clusters(const Plan& plan, int resident_clusters) {
+bool may_sum_in_clusters(const Plan& plan) {
     // (The grid is (channels, parts): its x at most 2^31 - 1.)
-    if (plan.parts < 2 || plan.parts > CC1D_BWD_MAX_CLUSTER_PARTS || plan.channel_groups > std::int64_t(0x7fffffff))
-        return false;
+    return plan.parts >= 2 && plan.parts <= CC1D_BWD_MAX_CLUSTER_PARTS &&
+           plan.channel_groups <= std::int64_t(0x7fffffff);
+}
+
+bool sums_in_clusters(const Plan& plan, int resident_clusters) {
+    if (!may_sum_in_clusters(plan)) return false;
     // Only where every cluster starts at once: a cluster's blocks wait for each other at
     // its end, holding their slots, and a device holds fewer blocks in clusters than
     // without (an H100 at most 8 an SM, each cluster within one GPC). On an H100,

@@ -58,6 +58,9 @@ std::int64_t channel_last_tail_parts(const Variant& variant, const BackwardArgs&
 // plan.parts blocks of its main kernel at once (0: cannot say): where it has 2 to
 // CC1D_BWD_MAX_CLUSTER_PARTS parts and every channel's cluster is resident at once.
 bool sums_in_clusters(const Plan& plan, int resident_clusters);
+// The part of that rule the plan alone decides (its parts and grid), so a launcher asks
+// the device about residency only for plans that pass it.
+bool may_sum_in_clusters(const Plan& plan);
 
 // Where the blocks put their dweight/dbias sums (CC1D_DW_*).
 int dw_mode(const Variant& variant, const BackwardArgs& args, const Plan& plan);
