@@ -627,6 +627,30 @@ TEST_CASE("backward: channel-last calls below 2^24 elements, through the tile ke
     }
 }
 
+TEST_CASE("backward: channel-last calls of exactly 2^24 elements, tile kernel and register walk") {
+    // At 2^24 elements the tile kernel runs but for 16-bit width 4 with SiLU, which walks
+    // registers (takes_tile); the unit plan tests say which call takes which.
+    MainBackwardKernelsOnly main_kernels;
+    struct Call {
+        std::int64_t B, D, L;
+        DType x;
+        int width;
+        Activation act;
+    };
+    const Call calls[] = {{1, 4096, 4096, DType::bf16, 3, Activation::silu},
+                          {2, 2048, 4096, DType::fp16, 4, Activation::silu},
+                          {8, 2048, 1024, DType::fp32, 4, Activation::silu}};
+    std::uint64_t index = 0;
+    for (const Call& c : calls) {
+        BackwardVariant v{Layout::channel_last, {c.x, c.x}, c.width, c.act, true, false, false, false, index != 1};
+        const Run r{c.B, c.D, c.L, view_kind(0, true), view_kind(0, true), view_kind(0, true), view_kind(0, false),
+                    index == 2, false, false};
+        const std::uint32_t seed = case_seed(34, index++);
+        INFO(v.name(), " | ", r.name(), " | seed ", seed);
+        run_backward_case(v, r, seed);
+    }
+}
+
 TEST_CASE("backward: channel-last seq_idx with long sequences, batches inside one and across several") {
     // 2 x 523 x 2053: sequences up to half a row long (random_seq_idx) between short ones
     // and padding, so the walk's batches come inside one sequence (walked without

@@ -3,7 +3,7 @@
 // as full as whole chunks allow, and for fp32 and widths 5-8 a tail of short walks after
 // it where the kernel holds no more blocks an SM than the wave plans (else, for fp32 up
 // to width 4 without seq_idx, several waves of short walks); the tile kernel for calls
-// below 2^24 elements (without seq_idx or states, up to width 4; fp32 only with rows of
+// of up to 2^24 elements (without seq_idx or states, up to width 4; fp32 only with rows of
 // whole 16-byte vectors); and a workspace query that covers the plan of any
 // multiprocessor count, with or without a tail. Channel-first: tiles within the shared
 // memory a block gets without opting in, the tile shapes and splits the measurements
@@ -178,7 +178,7 @@ TEST_CASE("channel-last backward plan: walks shorter than the minimum chunk only
     CHECK(medium.parts == 64);
 }
 
-TEST_CASE("channel-last backward plan: calls below 2^24 elements take the tile kernel") {
+TEST_CASE("channel-last backward plan: calls of up to 2^24 elements take the tile kernel") {
     auto plan_of = [](Variant v, std::int64_t batch, std::int64_t dim, std::int64_t seqlen) {
         return backward::plan_channel_last(v, shape_only_args(batch, dim, seqlen, v.x_dtype), kH200Multiprocessors);
     };
@@ -200,9 +200,12 @@ TEST_CASE("channel-last backward plan: calls below 2^24 elements take the tile k
                 CHECK(plan.channel_groups == 4096 / CC1D_BWD_CL_TILE_CHANNELS(2));
                 CHECK(plan.units_per_part == 3);
                 CHECK(blocks_of(plan) == 704);
-                // One element short of 2^24 still tiles; 2^24 (8x2048x1024) walks registers.
-                CHECK(plan_of(v, 8, 2048, 1024).tile == false);
+                // 2^24 (8x2048x1024) tiles but at width 4 with SiLU, which walks registers
+                // from 2^24 on; one element past 2^24 walks registers.
+                CHECK(plan_of(v, 8, 2048, 1024).tile == !(width == 4 && silu));
                 CHECK(plan_of(v, 1, 16777215, 1).tile);
+                CHECK(plan_of(v, 1, 16777217, 1).tile == false);
+                CHECK(plan_of(v, 4, 5376, 4096).tile == false);
             }
         }
     }
@@ -212,6 +215,13 @@ TEST_CASE("channel-last backward plan: calls below 2^24 elements take the tile k
     const backward::Plan plan32 = plan_of(fp32, 4, 4096, 512);
     CHECK(plan32.tile);
     CHECK(plan32.channel_groups == 4096 / CC1D_BWD_CL_TILE_CHANNELS(4));
+    for (const bool silu : {false, true}) {
+        Variant v = fp32;
+        v.activation = silu ? Activation::silu : Activation::none;
+        CAPTURE(silu);
+        CHECK(plan_of(v, 8, 2048, 1024).tile);   // 2^24, width 4 with SiLU too
+        CHECK(plan_of(v, 8, 2048, 1025).tile == false);
+    }
     CHECK(CC1D_BWD_CL_TILE_CHANNELS(4) == 32);
     CHECK_FALSE(plan_of(fp32, 3, 1001, 777).tile);
     BackwardArgs shifted = shape_only_args(4, 256, 512, DType::fp32);
@@ -283,14 +293,15 @@ TEST_CASE("channel-last backward plan: fp32 walks of 256 channel-steps where one
         CHECK(plan_of(1, DType::fp32, 4, 5376, 4096, false, false, resident).tail_tiles == 8);
     }
     // Left alone: seq_idx, 16-bit x, widths past 4, and walks under 4 times the short one
-    // (8x2048x1024: 128 steps already; at width 2, 64 would be two waves).
+    // (8x2052x1024, just past the tile kernel's 2^24 elements: 128 steps already; at width
+    // 2, 64 would be two waves).
     // (Their long walks take a tail instead, below.)
     CHECK(long_blocks_of(plan_of(4, DType::fp32, 4, 5376, 4096, true), 4) == 504);
     CHECK(plan_of(4, DType::bf16, 4, 5376, 4096).tile_len == 456);
     CHECK(long_blocks_of(plan_of(5, DType::fp32, 4, 5376, 4096), 4) <= wave_of(DType::fp32));
     for (const int width : {2, 4}) {
         CAPTURE(width);
-        CHECK(plan_of(width, DType::fp32, 8, 2048, 1024).tile_len == 128);
+        CHECK(plan_of(width, DType::fp32, 8, 2052, 1024).tile_len == 128);
     }
 }
 
@@ -335,7 +346,7 @@ TEST_CASE("channel-last backward plan: a tail of 64-step walks after one wave of
     CHECK(plan_of(4, DType::fp32, 8, 2048, 1024, true).tail_tiles == 0);
     CHECK(plan_of(4, DType::fp32, 64, 2048, 500, true).tail_tiles == 0);
     CHECK(plan_of(4, DType::fp32, 4, 5376, 4096, false).tail_tiles == 8);   // (instead of the drain rule's walks)
-    CHECK(plan_of(4, DType::fp32, 2, 4096, 2000, true).tail_tiles == 0);   // (tile kernel: < 2^24 elements)
+    CHECK(plan_of(4, DType::fp32, 2, 4096, 2000, true).tail_tiles == 0);   // (tile kernel: <= 2^24 elements)
     for (const int resident : {0, 1, 3, 4, 5, 8}) {
         CAPTURE(resident);
         const bool fits = resident <= 4;   // (fp32, and 16-bit past width 4: waves of 4 blocks)
