@@ -720,7 +720,7 @@ CC1D_DEVICE void bl_walk(const cc1d_bwd_params& p, const bl_row& row, const bl_l
 }
 
 extern "C" __global__ void BL_LAUNCH_BOUNDS CC1D_ENTRY(cc1d_bwd_params p) {
-    __shared__ cc1d_vec16 bl_smem[(kBlSharedBytes + 15) / 16];
+    __shared__ __attribute__((aligned(128))) cc1d_vec16 bl_smem[(kBlSharedBytes + 15) / 16];
     // The reduce kernel may be scheduled now; it waits for this one to finish.
     cc1d_allow_dependent_launch();
 

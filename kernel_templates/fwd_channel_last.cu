@@ -213,8 +213,8 @@ CC1D_DEVICE void cl_walk_segment(const cc1d_vec16* s_in, cc1d_vec16* s_out, cons
 
 extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_THREADS) CC1D_ENTRY(cc1d_fwd_params p) {
     // s_in: rows t0-K .. t0+kClRows-1 of the tile's channels; s_out: the output tile.
-    __shared__ cc1d_vec16 s_in[kClInVecs];
-    __shared__ cc1d_vec16 s_out[kClRows * kClRowVecs];
+    __shared__ __attribute__((aligned(128))) cc1d_vec16 s_in[kClInVecs];
+    __shared__ __attribute__((aligned(128))) cc1d_vec16 s_out[kClRows * kClRowVecs];
 #if CC1D_HAS_SEQ_IDX
     __shared__ int s_ids[CC1D_K + kClRows];
 #endif

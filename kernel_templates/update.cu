@@ -224,7 +224,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_UPDATE_THREADS) CC1D_ENTRY_REG
 }
 
 extern "C" __global__ void __launch_bounds__(CC1D_UPDATE_THREADS) CC1D_ENTRY(cc1d_update_params p) {
-    extern __shared__ cc1d_vec16 upd_smem[];
+    extern __shared__ __attribute__((aligned(128))) cc1d_vec16 upd_smem[];
     const unsigned int chunk = (unsigned int)p.chunk;
     const unsigned int chunks = ((unsigned int)p.dim + chunk - 1) / chunk;
     const unsigned int block = cc1d_flat_block();

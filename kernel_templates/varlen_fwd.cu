@@ -271,7 +271,7 @@ CC1D_DEVICE void vl_search_each_token(const cc1d_varlen_params& p, const float (
 }
 
 CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
-    extern __shared__ cc1d_vec16 vl_smem[];   // [halo + tile] vectors of raw x
+    extern __shared__ __attribute__((aligned(128))) cc1d_vec16 vl_smem[];   // [halo + tile] vectors of raw x
     const unsigned int block = cc1d_flat_block();
     if (block >= p.dim * p.tiles) return;
     const unsigned int tiles = (unsigned int)p.tiles;
@@ -491,8 +491,8 @@ CC1D_DEVICE void vl_step(float (&win)[CC1D_K + 1], const float (&w)[CC1D_WIDTH],
 }
 
 CC1D_DEVICE void vl_forward(const cc1d_varlen_params& p) {
-    __shared__ cc1d_vec16 s_in[kVlInVecs];
-    __shared__ cc1d_vec16 s_out[kVlRows * kVlRowVecs];
+    __shared__ __attribute__((aligned(128))) cc1d_vec16 s_in[kVlInVecs];
+    __shared__ __attribute__((aligned(128))) cc1d_vec16 s_out[kVlRows * kVlRowVecs];
     const int tid = threadIdx.x;
     const unsigned int groups = (unsigned int)((p.dim + kVlChannels - 1) / kVlChannels);
     const unsigned int block = cc1d_flat_block();

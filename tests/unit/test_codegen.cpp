@@ -3,7 +3,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <string>
 
+#include "codegen/embedded_templates.hpp"
 #include "codegen/render.hpp"
 
 using namespace cc1d;
@@ -267,6 +270,29 @@ TEST_CASE("every op family has an embedded template") {
             v.layout = layout;
             CHECK_NOTHROW(codegen::template_text(codegen::family_template(v)));
         }
+}
+
+// The kernels lay their shared tiles out in 128-byte lines counted from the array's start,
+// and cp.async copies land on those lines. An array aligned only to its 16-byte element
+// starts wherever the arrays before it (static ones, or for dynamic shared memory all the
+// static ones) end: one float array added before the channel-first backward's tiles put
+// every 16-bit copy 16-32 bytes off its line and cost 10% (docs/perf.md, entry 140), and
+// no test that checks values can see that. So every shared array of 16-byte vectors
+// carries the alignment itself.
+TEST_CASE("every shared array of 16-byte vectors in the templates is aligned to 128 bytes") {
+    const std::regex declaration(R"(__shared__[^;]*?\bcc1d_vec16\s+\w+\s*\[[^;]*;)");
+    int seen = 0;
+    for (const auto& entry : codegen::embedded_templates()) {
+        const std::string text = entry.text;
+        for (auto it = std::sregex_iterator(text.begin(), text.end(), declaration); it != std::sregex_iterator(); ++it) {
+            const std::string found = it->str();
+            CAPTURE(entry.name);
+            CAPTURE(found);
+            CHECK(found.find("__attribute__((aligned(128)))") != std::string::npos);
+            ++seen;
+        }
+    }
+    CHECK(seen >= 10);   // the tile buffers of every kernel family (a pattern that matches nothing fails here)
 }
 
 TEST_CASE("CC1D_TEMPLATE_DIR replaces the embedded templates") {
