@@ -192,14 +192,18 @@ TEST_CASE("channel-last backward plan: calls of up to 2^24 elements take the til
                 CAPTURE(to_string(dtype));
                 CAPTURE(width);
                 CAPTURE(silu);
-                // 4x4096x512: 64 channel groups, 32 tiles; 12 parts of a 792-block wave, 11
-                // of 3 tiles each once the parts are even.
+                // 4x4096x512: 64 channel groups, 32 tiles; 8 parts of 4 tiles each (16-bit
+                // plans 4 blocks an SM, 528 on 132 SMs).
                 const backward::Plan plan = plan_of(v, 4, 4096, 512);
                 CHECK(plan.tile);
                 CHECK(plan.tile_len == kRows);
                 CHECK(plan.channel_groups == 4096 / CC1D_BWD_CL_TILE_CHANNELS(2));
-                CHECK(plan.units_per_part == 3);
-                CHECK(blocks_of(plan) == 704);
+                CHECK(plan.units_per_part == 4);
+                CHECK(blocks_of(plan) == 512);
+                // 8x2048x1024: 32 groups, 128 tiles; 16 parts of 8. 4x256x4096: 4 groups,
+                // 256 tiles; 128 parts of 2 (as with the full wave).
+                if (!(width == 4 && silu)) CHECK(plan_of(v, 8, 2048, 1024).units_per_part == 8);
+                CHECK(plan_of(v, 4, 256, 4096).units_per_part == 2);
                 // 2^24 (8x2048x1024) tiles but at width 4 with SiLU, which walks registers
                 // from 2^24 on; one element past 2^24 walks registers.
                 CHECK(plan_of(v, 8, 2048, 1024).tile == !(width == 4 && silu));
@@ -215,6 +219,8 @@ TEST_CASE("channel-last backward plan: calls of up to 2^24 elements take the til
     const backward::Plan plan32 = plan_of(fp32, 4, 4096, 512);
     CHECK(plan32.tile);
     CHECK(plan32.channel_groups == 4096 / CC1D_BWD_CL_TILE_CHANNELS(4));
+    CHECK(plan32.units_per_part == 6);   // fp32 fills the whole wave: 6 parts of 128 groups, 768 blocks
+    CHECK(blocks_of(plan32) == 768);
     for (const bool silu : {false, true}) {
         Variant v = fp32;
         v.activation = silu ? Activation::silu : Activation::none;

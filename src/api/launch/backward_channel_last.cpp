@@ -87,10 +87,18 @@ bool takes_tile(const Variant& variant, const BackwardArgs& args) {
     return dtype_size(variant.x_dtype) != 4 || vector_rows(variant, args);
 }
 
+// Blocks an SM the tile plan fills, where the kernel holds CC1D_BWD_CL_TILE_BLOCKS_PER_SM:
+// in 16-bit two thirds of the wave, in longer walks. On an H100 (docs/perf.md, entry 143),
+// against the full wave: 4x4096x512 2-4% faster (8 parts of 4 units a channel group, was
+// 11 of 3), 8x2048x1024 0.4-3.4% (16 of 8, was 22 of 6); the calls of few channel groups
+// (4x256x4096, the medium shape) plan the same either way. In fp32 8x2048x1024 went the
+// other way (more, shorter walks faster), so fp32 keeps the full wave.
+constexpr std::int64_t kTile16BitBlocksPerSm = 4;
+
 // The tile kernel (bwd_channel_last_tile.cu): blocks of CC1D_BWD_CL_TILE_CHANNELS
-// channels (64 of 16-bit x, 32 of fp32) each walk units_per_part (batch row, tile) units in order. As many parts as
-// one wave holds, every part the same number of units: the blocks end together, and each
-// emits one partial row however many tiles it walked.
+// channels (64 of 16-bit x, 32 of fp32) each walk units_per_part (batch row, tile) units
+// in order. As many parts as the blocks above make, every part the same number of units:
+// the blocks end together, and each emits one partial row however many tiles it walked.
 Plan plan_channel_last_tile(const Variant& variant, const BackwardArgs& args, int sm_count) {
     const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
     // Segments along time: the threads a tile has past its 32 lanes (one 4-byte word of a row each).
@@ -103,8 +111,9 @@ Plan plan_channel_last_tile(const Variant& variant, const BackwardArgs& args, in
     plan.tile_len = kTileRows;
     plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen, kTileRows));
     const std::int64_t units = std::max<std::int64_t>(1, batch * plan.tiles);
-    const std::int64_t wave = std::int64_t(std::max(sm_count, 1)) * CC1D_BWD_CL_TILE_BLOCKS_PER_SM;
-    const std::int64_t parts = std::clamp<std::int64_t>(wave / std::max<std::int64_t>(plan.channel_groups, 1), 1, units);
+    const std::int64_t blocks_per_sm = dtype_size(variant.x_dtype) == 2 ? kTile16BitBlocksPerSm : CC1D_BWD_CL_TILE_BLOCKS_PER_SM;
+    const std::int64_t blocks = std::int64_t(std::max(sm_count, 1)) * blocks_per_sm;
+    const std::int64_t parts = std::clamp<std::int64_t>(blocks / std::max<std::int64_t>(plan.channel_groups, 1), 1, units);
     plan.units_per_part = util::ceil_div(units, parts);
     plan.parts = util::ceil_div(units, plan.units_per_part);
     return plan;
