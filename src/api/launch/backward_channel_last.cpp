@@ -89,10 +89,10 @@ bool takes_tile(const Variant& variant, const BackwardArgs& args) {
 
 // Blocks an SM the tile plan fills, where the kernel holds CC1D_BWD_CL_TILE_BLOCKS_PER_SM:
 // in 16-bit two thirds of the wave, in longer walks. On an H100 (docs/perf.md, entry 143),
-// against the full wave: 4x4096x512 2-4% faster (8 parts of 4 units a channel group, was
-// 11 of 3), 8x2048x1024 0.4-3.4% (16 of 8, was 22 of 6); the calls of few channel groups
-// (4x256x4096, the medium shape) plan the same either way. In fp32 8x2048x1024 went the
-// other way (more, shorter walks faster), so fp32 keeps the full wave.
+// against the full wave: 4x4096x512 3-5% faster (8 parts of 4 units a channel group, was
+// 11 of 3), 2x2048x2048 6%, 8x2048x1024 -2.5 to +0.6% (16 of 8, was 22 of 6); the calls
+// of few channel groups (4x256x4096, the medium shape) plan the same either way. In fp32
+// 8x2048x1024 went the other way (more, shorter walks faster), so fp32 keeps the wave.
 constexpr std::int64_t kTile16BitBlocksPerSm = 4;
 
 // The tile kernel (bwd_channel_last_tile.cu): blocks of CC1D_BWD_CL_TILE_CHANNELS
