@@ -219,8 +219,14 @@ TEST_CASE("channel-last backward plan: calls of up to 2^24 elements take the til
     const backward::Plan plan32 = plan_of(fp32, 4, 4096, 512);
     CHECK(plan32.tile);
     CHECK(plan32.channel_groups == 4096 / CC1D_BWD_CL_TILE_CHANNELS(4));
-    CHECK(plan32.units_per_part == 6);   // fp32 fills the whole wave: 6 parts of 128 groups, 768 blocks
-    CHECK(blocks_of(plan32) == 768);
+    // fp32 walks at most 3 units a part: 4x4096x512 11 parts of 3 (a wave would be 6 of
+    // 6), 1,408 blocks; 8x2048x1024 43 of 3 (a wave: 12 of 11); 4x256x4096 as the wave (3).
+    CHECK(plan32.units_per_part == 3);
+    CHECK(blocks_of(plan32) == 11 * 128);
+    CHECK(plan_of(fp32, 8, 2048, 1024).units_per_part == 3);
+    CHECK(plan_of(fp32, 8, 2048, 1024).parts == 43);
+    CHECK(plan_of(fp32, 4, 256, 4096).units_per_part == 3);
+    CHECK(plan_of(fp32, 4, 256, 512).units_per_part == 1);
     for (const bool silu : {false, true}) {
         Variant v = fp32;
         v.activation = silu ? Activation::silu : Activation::none;

@@ -91,9 +91,15 @@ bool takes_tile(const Variant& variant, const BackwardArgs& args) {
 // in 16-bit two thirds of the wave, in longer walks. On an H100 (docs/perf.md, entry 143),
 // against the full wave: 4x4096x512 3-5% faster (8 parts of 4 units a channel group, was
 // 11 of 3), 2x2048x2048 6%, 8x2048x1024 -2.5 to +0.6% (16 of 8, was 22 of 6); the calls
-// of few channel groups (4x256x4096, the medium shape) plan the same either way. In fp32
-// 8x2048x1024 went the other way (more, shorter walks faster), so fp32 keeps the wave.
+// of few channel groups (4x256x4096, the medium shape) plan the same either way.
 constexpr std::int64_t kTile16BitBlocksPerSm = 4;
+
+// fp32 goes the other way: its parts walk at most 3 units, in several waves where a wave
+// would give them more. On an H100 (docs/perf.md, entry 144), against the wave's walks:
+// 8x2048x1024 2.4-3.5% faster (43 parts of 3 units, 2,752 blocks, was 12 of 11),
+// 2x2048x2048 0.8% (22 of 3, was 11 of 6), 4x4096x512 even (11 of 3, was 6 of 6); walks
+// of 2 units lost up to 4.6% on 4x256x4096, of 4 up to 5.9% on 2x2048x2048.
+constexpr std::int64_t kTileFp32MaxUnitsPerPart = 3;
 
 // The tile kernel (bwd_channel_last_tile.cu): blocks of CC1D_BWD_CL_TILE_CHANNELS
 // channels (64 of 16-bit x, 32 of fp32) each walk units_per_part (batch row, tile) units
@@ -115,6 +121,7 @@ Plan plan_channel_last_tile(const Variant& variant, const BackwardArgs& args, in
     const std::int64_t blocks = std::int64_t(std::max(sm_count, 1)) * blocks_per_sm;
     const std::int64_t parts = std::clamp<std::int64_t>(blocks / std::max<std::int64_t>(plan.channel_groups, 1), 1, units);
     plan.units_per_part = util::ceil_div(units, parts);
+    if (dtype_size(variant.x_dtype) == 4) plan.units_per_part = std::min(plan.units_per_part, kTileFp32MaxUnitsPerPart);
     plan.parts = util::ceil_div(units, plan.units_per_part);
     return plan;
 }
