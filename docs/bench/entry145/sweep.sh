@@ -14,7 +14,7 @@ mkdir -p /tmp/sw
 echo "ready $(( $(date +%s) - t0 )) s"
 for s in 0 1 2 4 8 8 4 2 1 0; do
   r=1; [ -e /tmp/sw/u$s-1.json ] && r=2
-  CC1D_AB_CF_UNITS=$s /tmp/b-sweep/tools/cc1d-bench --config docs/bench/entry144/sweep-config.json --json /tmp/sw/u$s-$r.json > /dev/null 2>&1
+  CC1D_AB_CF_UNITS=$s /tmp/b-sweep/tools/cc1d-bench --config docs/bench/entry145/sweep-config.json --json /tmp/sw/u$s-$r.json > /dev/null 2>&1
 done
 echo "bench $(( $(date +%s) - t0 )) s"
 python3 - <<'PY' | tee $OUT/sweep.txt
