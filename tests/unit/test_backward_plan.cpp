@@ -192,18 +192,19 @@ TEST_CASE("channel-last backward plan: calls of up to 2^24 elements take the til
                 CAPTURE(to_string(dtype));
                 CAPTURE(width);
                 CAPTURE(silu);
-                // 4x4096x512: 64 channel groups, 32 tiles; 8 parts of 4 tiles each (16-bit
-                // plans 4 blocks an SM, 528 on 132 SMs).
+                // 4x4096x512: 64 channel groups, 32 tiles; 4 parts of 8 tiles each (16-bit
+                // plans 2 blocks an SM, 264 on 132 SMs).
                 const backward::Plan plan = plan_of(v, 4, 4096, 512);
                 CHECK(plan.tile);
                 CHECK(plan.tile_len == kRows);
                 CHECK(plan.channel_groups == 4096 / CC1D_BWD_CL_TILE_CHANNELS(2));
-                CHECK(plan.units_per_part == 4);
-                CHECK(blocks_of(plan) == 512);
-                // 8x2048x1024: 32 groups, 128 tiles; 16 parts of 8. 4x256x4096: 4 groups,
-                // 256 tiles; 128 parts of 2 (as with the full wave).
-                if (!(width == 4 && silu)) CHECK(plan_of(v, 8, 2048, 1024).units_per_part == 8);
-                CHECK(plan_of(v, 4, 256, 4096).units_per_part == 2);
+                CHECK(plan.units_per_part == 8);
+                CHECK(blocks_of(plan) == 256);
+                // 8x2048x1024: 32 groups, 128 tiles; 8 parts of 16. 4x256x4096: 4 groups,
+                // 256 tiles; 64 parts of 4.
+                if (!(width == 4 && silu)) CHECK(plan_of(v, 8, 2048, 1024).units_per_part == 16);
+                CHECK(plan_of(v, 4, 256, 4096).units_per_part == 4);
+                CHECK(plan_of(v, 4, 256, 512).units_per_part == 1);
                 // 2^24 (8x2048x1024) tiles but at width 4 with SiLU, which walks registers
                 // from 2^24 on; one element past 2^24 walks registers.
                 CHECK(plan_of(v, 8, 2048, 1024).tile == !(width == 4 && silu));

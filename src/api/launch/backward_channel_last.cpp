@@ -88,11 +88,12 @@ bool takes_tile(const Variant& variant, const BackwardArgs& args) {
 }
 
 // Blocks an SM the tile plan fills, where the kernel holds CC1D_BWD_CL_TILE_BLOCKS_PER_SM:
-// in 16-bit two thirds of the wave, in longer walks. On an H100 (docs/perf.md, entry 143),
-// against the full wave: 4x4096x512 3-5% faster (8 parts of 4 units a channel group, was
-// 11 of 3), 2x2048x2048 6%, 8x2048x1024 -2.5 to +0.6% (16 of 8, was 22 of 6); the calls
-// of few channel groups (4x256x4096, the medium shape) plan the same either way.
-constexpr std::int64_t kTile16BitBlocksPerSm = 4;
+// in 16-bit a third of the wave, in longer walks. On an H100 (docs/perf.md, entries
+// 143 and 146), against the full wave: 4x4096x512 5-6% faster (4 parts of 8 units a
+// channel group, was 11 of 3), 2x2048x2048 6%, 8x2048x1024 up to 3% (8 of 16, was 22 of
+// 6); 4x256x4096 (64 of 4, was 128 of 2) 2-4% faster in one run, 1-2% slower in another.
+// The medium shape plans the same either way.
+constexpr std::int64_t kTile16BitBlocksPerSm = 2;
 
 // fp32 goes the other way: its parts walk at most 3 units, in several waves where a wave
 // would give them more. On an H100 (docs/perf.md, entry 144), against the wave's walks:
