@@ -5,6 +5,7 @@
 set -u
 nvidia-smi --query-gpu=name --format=csv,noheader | tee $OUT/device.txt
 t0=$(date +%s)
+rm -rf /tmp/b-new /tmp/b-old /tmp/c-new /tmp/c-old /tmp/ab-*.json   # (a warm machine keeps /tmp)
 for t in new:. old:.ab/head; do n=${t%%:*}; s=${t#*:}
   cmake -S $s -B /tmp/b-$n -G Ninja -DCMAKE_PREFIX_PATH=$PWD/.deps/usr -DCMAKE_BUILD_TYPE=Release > /dev/null && cmake --build /tmp/b-$n -j16 --target cc1d-bench cc1d-precompile gpu_test_backward > /tmp/b-$n.log 2>&1; tail -n1 /tmp/b-$n.log
   cat > /tmp/pc.json <<'J'
