@@ -9,7 +9,8 @@ namespace cc1d::launch {
 // speed, which this query does not know. In both layouts the parts are the larger of
 // one rule that never gives fewer for more multiprocessors (wave-fitting walks) and one
 // that never gives fewer for fewer (channel-first: fp32 walks of at most 4 units;
-// channel-last: fp32 walks of 256 channel-steps where the wave-fitting ones are long),
+// channel-last: fp32 walks of 256 channel-steps where the wave-fitting ones are long, fp32
+// tile walks of at most 3 units),
 // so the plans for one multiprocessor and for a generous count (H200: 132 SMs, MI300X:
 // 304 CUs), on either memory, bound what any current GPU asks for.
 std::size_t backward_workspace_bytes(const Variant& variant, const BackwardArgs& args) {
