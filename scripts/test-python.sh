@@ -9,7 +9,7 @@ python3 -c "import pytest" 2>/dev/null || python3 -m pip install -q pytest
 export CC1D_LIBRARY="$PWD/$build/libcc1d.so"
 export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 status=0
-python3 -m pytest -q -rs python/tests || status=$?
+python3 -m pytest -q -rs python/tests scripts/tests || status=$?
 # pytest exits 5 when it collected nothing: that is not a failure of the library.
 [ "$status" = 5 ] && status=0
 exit "$status"
