@@ -67,8 +67,12 @@ def main():
                 print(f"{variant}\n    {name}: {usage}")
             if args.sass:
                 os.makedirs(args.sass, exist_ok=True)
-                sass = subprocess.run([tool, "-sass", str(cubin)], capture_output=True, text=True).stdout
-                (pathlib.Path(args.sass) / (entry.stem + ".sass")).write_text(f"// {variant}\n" + sass)
+                # (cuobjdump -sass runs nvdisasm, from its PATH or NVDISASM_PATH: without it
+                # it prints nothing and says so only on stderr.)
+                dump = subprocess.run([tool, "-sass", str(cubin)], capture_output=True, text=True)
+                if dump.returncode != 0 or not dump.stdout.strip():
+                    sys.exit(f"kernel_resources.py: cuobjdump -sass failed on {entry.name}: {dump.stderr.strip()}")
+                (pathlib.Path(args.sass) / (entry.stem + ".sass")).write_text(f"// {variant}\n" + dump.stdout)
 
 
 if __name__ == "__main__":
