@@ -90,7 +90,7 @@ bool takes_tile(const Variant& variant, const BackwardArgs& args) {
 // Blocks an SM the tile plan fills, where the kernel holds CC1D_BWD_CL_TILE_BLOCKS_PER_SM:
 // in 16-bit a third of the wave, in longer walks. On an H100 (docs/perf.md, entries 143
 // and 146), against the full wave: 4x4096x512 4-6% faster (4 parts of 8 units a channel
-// group, was 11 of 3), 2x2048x2048 6-7%, 8x2048x1024 -3 to +1% (8 of 16, was 22 of 6);
+// group, was 11 of 3), 2x2048x2048 6-7%, 8x2048x1024 0.6-4.3% (8 of 16, was 22 of 6);
 // 4x256x4096 (64 parts of 4, was 128 of 2) 1.5-3.7% faster in entry 146's runs, 1-2%
 // slower in entry 143's sweep. The medium shape plans the same either way.
 constexpr std::int64_t kTile16BitBlocksPerSm = 2;
