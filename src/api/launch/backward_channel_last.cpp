@@ -110,7 +110,8 @@ Plan plan_channel_last_tile(const Variant& variant, const BackwardArgs& args, in
     const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
     // Segments along time: the threads a tile has past its 32 lanes (one 4-byte word of a row each).
     constexpr std::int64_t kTileRows = CC1D_BWD_CL_TILE_STEPS * (CC1D_BWD_CL_THREADS / 32);
-    const std::int64_t channels = CC1D_BWD_CL_TILE_CHANNELS(static_cast<int>(dtype_size(variant.x_dtype)));
+    const int elem_bytes = static_cast<int>(dtype_size(variant.x_dtype));
+    const std::int64_t channels = CC1D_BWD_CL_TILE_CHANNELS(elem_bytes);
     Plan plan;
     plan.tile = true;
     plan.block.x = CC1D_BWD_CL_THREADS;
@@ -118,11 +119,11 @@ Plan plan_channel_last_tile(const Variant& variant, const BackwardArgs& args, in
     plan.tile_len = kTileRows;
     plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen, kTileRows));
     const std::int64_t units = std::max<std::int64_t>(1, batch * plan.tiles);
-    const std::int64_t blocks_per_sm = dtype_size(variant.x_dtype) == 2 ? kTile16BitBlocksPerSm : CC1D_BWD_CL_TILE_BLOCKS_PER_SM;
+    const std::int64_t blocks_per_sm = elem_bytes == 2 ? kTile16BitBlocksPerSm : CC1D_BWD_CL_TILE_BLOCKS_PER_SM;
     const std::int64_t blocks = std::int64_t(std::max(sm_count, 1)) * blocks_per_sm;
     const std::int64_t parts = std::clamp<std::int64_t>(blocks / std::max<std::int64_t>(plan.channel_groups, 1), 1, units);
     plan.units_per_part = util::ceil_div(units, parts);
-    if (dtype_size(variant.x_dtype) == 4) plan.units_per_part = std::min(plan.units_per_part, kTileFp32MaxUnitsPerPart);
+    if (elem_bytes == 4) plan.units_per_part = std::min(plan.units_per_part, kTileFp32MaxUnitsPerPart);
     plan.parts = util::ceil_div(units, plan.units_per_part);
     return plan;
 }
