@@ -1,14 +1,12 @@
 """scripts/bench_alternating.py's plan: settings, shared builds, alternating order (no GPU)."""
 
-import importlib.util
 import pathlib
 
 import pytest
 
-_SPEC = importlib.util.spec_from_file_location(
-    "bench_alternating", pathlib.Path(__file__).resolve().parents[1] / "bench_alternating.py")
-bench_alternating = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(bench_alternating)
+from script_loader import load_script
+
+bench_alternating = load_script("bench_alternating")
 
 
 def test_settings_parse_with_and_without_environment():

@@ -1,15 +1,13 @@
 """scripts/compare_runs.py on small made-up runs: means, changes, checks, missing cases."""
 
-import importlib.util
 import json
 import pathlib
 
 import pytest
 
-_SPEC = importlib.util.spec_from_file_location(
-    "compare_runs", pathlib.Path(__file__).resolve().parents[1] / "compare_runs.py")
-compare_runs = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(compare_runs)
+from script_loader import load_script
+
+compare_runs = load_script("compare_runs")
 
 
 def run(*cases, copy=3000.0):
