@@ -17,10 +17,7 @@
 //     registers, with silu the window of x̃ too -- starting K steps above its own first
 //     (the g its dx needs), one word of dout and of x a step, and stores its dx word
 //     straight to global memory (a warp's 32 words are one 128-byte row segment);
-//  3. after its last unit the block sums its segments' dw/db and emits one partial row; or,
-//     where the launcher runs a channel group's 2-8 parts as one thread-block cluster
-//     (NVIDIA sm_90+, CC1D_DW_CLUSTER), rank 0 adds the parts' sums and writes dweight/dbias:
-//     one launch, no partial rows, no reduce kernel.
+//  3. after its last unit the block sums its segments' dw/db and emits one partial row.
 // Against the register walk, where a thread owns 4 channels of 16-bit x (2 of fp32) for its
 // whole walk (windows, weights and sums in up to 168 registers, 12 warps an SM): a thread
 // here holds 2 channels or 1 (at most 80 registers, 24 warps an SM) and a block's tiles
@@ -55,9 +52,7 @@ constexpr int kBtBuffers = 2;
 constexpr int kBtBuffers = 1;
 #endif
 constexpr int kBtSums = kBtPer * CC1D_BWD_SUMS;   // a thread's sums: [channel][k]
-// (The segments' rows of sums, and one more row that the cluster sums park.)
-static_assert(kBtBuffers * kBtBufferVecs * 16 >= (CC1D_BWD_CL_THREADS + kBtLanes) * kBtSums * 4,
-              "the sums fit the tiles' space");
+static_assert(kBtBuffers * kBtBufferVecs * 16 >= CC1D_BWD_CL_THREADS * kBtSums * 4, "the sums fit the tiles' space");
 static_assert(CC1D_BWD_CL_THREADS % kBtLanes == 0, "whole segments");
 
 struct bt_unit {
@@ -320,8 +315,6 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_CL_THREADS, CC1D_BWD_CL_TI
     }
 #pragma unroll
     for (int j = 0; j < kBtPer; ++j) cc1d_bwd_release_sums(st.dw[j], st.db[j]);
-    // The segments' sums of each channel summed in segment order (`red` aliases the tiles),
-    // then (CC1D_DW_CLUSTER) the parts' sums within the cluster, else one partial row a part.
-    cc1d_bwd_block_sums<kBtPer, true>(p, reinterpret_cast<float*>(bt_smem), part, c, n, st, kBtSegments, kBtLanes, seg,
-                                      lane);
+    // The segments' sums of each channel summed in segment order (`red` aliases the tiles).
+    cc1d_bwd_block_sums(p, reinterpret_cast<float*>(bt_smem), part, c, n, st, kBtSegments, kBtLanes, seg, lane);
 }

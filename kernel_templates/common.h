@@ -461,20 +461,6 @@ CC1D_DEVICE void cc1d_bwd_emit(const cc1d_bwd_params& p, cc1d_i64 part, cc1d_i64
 }
 
 #if CC1D_HAS_CLUSTERS
-// The sum of the float at `own` over the cluster's p.groups ranks (the parts of a channel),
-// added in rank order: the order in which the reduce kernel adds the partial rows.
-CC1D_DEVICE float cc1d_bwd_cluster_total(const cc1d_bwd_params& p, const float* own) {
-    float v[CC1D_BWD_MAX_CLUSTER_PARTS];
-#pragma unroll
-    for (int r = 0; r < CC1D_BWD_MAX_CLUSTER_PARTS; ++r)   // (all reads in flight at once)
-        v[r] = r < p.groups ? cc1d_cluster_read(own, (unsigned int)r) : 0.0f;
-    float total = 0.0f;
-#pragma unroll
-    for (int r = 0; r < CC1D_BWD_MAX_CLUSTER_PARTS; ++r)
-        if (r < p.groups) total += v[r];   // ranks in order
-    return total;
-}
-
 // CC1D_DW_CLUSTER: the blocks of a cluster (its ranks, in part order: the launcher's grid
 // is (channels, parts) in clusters of (1, parts)) are the parts of the same channel. Each
 // block's thread of sum k (k < 0: a thread without one) parks it in its block's shared
@@ -487,7 +473,14 @@ CC1D_DEVICE void cc1d_bwd_cluster_emit(const cc1d_bwd_params& p, cc1d_i64 d, int
     if (k >= 0) parked[k] = sum;
     cc1d_cluster_sync();
     if (cc1d_cluster_rank() == 0 && k >= 0) {
-        const float total = cc1d_bwd_cluster_total(p, &parked[k]);
+        float v[CC1D_BWD_MAX_CLUSTER_PARTS];
+#pragma unroll
+        for (int r = 0; r < CC1D_BWD_MAX_CLUSTER_PARTS; ++r)   // (all reads in flight at once)
+            v[r] = r < p.groups ? cc1d_cluster_read(&parked[k], (unsigned int)r) : 0.0f;
+        float total = 0.0f;
+#pragma unroll
+        for (int r = 0; r < CC1D_BWD_MAX_CLUSTER_PARTS; ++r)
+            if (r < p.groups) total += v[r];   // ranks in order
         cc1d_wait_prior_grid();   // (an overlapped launch: the kernel before it is done)
         cc1d_bwd_emit(p, 0, d, k, total);
     }
@@ -504,48 +497,12 @@ template <int N> struct cc1d_bwd_thread_state {
     float db[N];
 };
 
-// Sum j (= channel * CC1D_BWD_SUMS + k) of column `col` over a block's `rows` rows parked
-// in `red` by cc1d_bwd_block_sums, in row order.
-template <int SUMS>
-CC1D_DEVICE float cc1d_bwd_block_row_sum(const float* red, int j, int rows, int cols, int col) {
-    float sum = 0.0f;
-    for (int y = 0; y < rows; ++y) sum += red[(y * SUMS + j) * cols + col];
-    return sum;
-}
-
-#if CC1D_HAS_CLUSTERS
-// CC1D_DW_CLUSTER for blocks of many channels (the channel-last tile kernel): the blocks of
-// a cluster (its ranks, in part order: the launcher's grid is (channel groups, parts) in
-// clusters of (1, parts)) are the parts of one channel group. Each thread parks its block's
-// sums j = row, row + rows, ... of its column in `parked`; after a cluster barrier rank 0
-// adds the ranks' parked sums in rank order, the order in which the reduce kernel adds the
-// partial rows (the same bits either way), and emits them; a second barrier keeps every
-// block, and its shared memory, until rank 0 has read it. Every thread of every block of
-// the grid calls it.
-template <int SUMS>
-CC1D_DEVICE void cc1d_bwd_cluster_block_emit(const cc1d_bwd_params& p, const float* red, float* parked, cc1d_i64 c0,
-                                             int n, int rows, int cols, int row, int col) {
-    for (int j = row; j < SUMS; j += rows) parked[j * cols + col] = cc1d_bwd_block_row_sum<SUMS>(red, j, rows, cols, col);
-    cc1d_cluster_sync();
-    if (cc1d_cluster_rank() == 0) {
-        for (int j = row; j < SUMS; j += rows) {
-            const int c = j / CC1D_BWD_SUMS, k = j - c * CC1D_BWD_SUMS;
-            if (c >= n) continue;
-            cc1d_bwd_emit(p, 0, c0 + c, k, cc1d_bwd_cluster_total(p, &parked[j * cols + col]));
-        }
-    }
-    cc1d_cluster_sync();
-}
-#endif
-
 // A block's dweight/dbias sums out via cc1d_bwd_emit: each of its rows x cols threads
 // (thread (row, col) owning channels c0 .. c0 + n - 1, n <= N) parks its sums in `red`
 // (which may alias the block's tiles: hence the barrier first), then thread (row, col)
 // adds sums j = row, row + rows, ... of its column over the rows in row order (the same
-// bits every run) and emits them. kInClusters: a kernel the launcher may run in clusters
-// (CC1D_DW_CLUSTER), whose `red` has room for one more row of sums after the block's rows
-// (cc1d_bwd_cluster_block_emit parks them there).
-template <int N, bool kInClusters = false>
+// bits every run) and emits them.
+template <int N>
 CC1D_DEVICE void cc1d_bwd_block_sums(const cc1d_bwd_params& p, float* red, cc1d_i64 part, cc1d_i64 c0, int n,
                                      const cc1d_bwd_thread_state<N>& st, int rows, int cols, int row, int col) {
     constexpr int kSums = N * CC1D_BWD_SUMS;   // per thread: [channel][k]
@@ -557,16 +514,12 @@ CC1D_DEVICE void cc1d_bwd_block_sums(const cc1d_bwd_params& p, float* red, cc1d_
             red[(row * kSums + c * CC1D_BWD_SUMS + k) * cols + col] = k < CC1D_WIDTH ? st.dw[c][k] : st.db[c];
     __syncthreads();
     cc1d_wait_prior_grid();   // the zeroing kernel before an atomic target (overlapped launch)
-#if CC1D_HAS_CLUSTERS
-    if (kInClusters && p.dw_mode == CC1D_DW_CLUSTER) {   // (the same in every block)
-        cc1d_bwd_cluster_block_emit<kSums>(p, red, red + rows * kSums * cols, c0, n, rows, cols, row, col);
-        return;
-    }
-#endif
     for (int j = row; j < kSums; j += rows) {
         const int c = j / CC1D_BWD_SUMS, k = j - c * CC1D_BWD_SUMS;
         if (c >= n) continue;
-        cc1d_bwd_emit(p, part, c0 + c, k, cc1d_bwd_block_row_sum<kSums>(red, j, rows, cols, col));
+        float sum = 0.0f;
+        for (int y = 0; y < rows; ++y) sum += red[(y * kSums + j) * cols + col];
+        cc1d_bwd_emit(p, part, c0 + c, k, sum);
     }
 }
 

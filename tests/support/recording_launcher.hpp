@@ -41,9 +41,7 @@ struct RecordingLauncher final : launch::Launcher {
     // What resident_clusters answers: cluster_blocks_per_sm blocks an SM in clusters (the
     // H100's 8 by default), whatever the cluster's size.
     int cluster_blocks_per_sm = 8;
-    std::vector<launch::Kernel> cluster_questions;   // the kernels resident_clusters was asked about
-    int resident_clusters(launch::Kernel kernel, device::Dim3, unsigned, unsigned cluster_y) override {
-        cluster_questions.push_back(kernel);
+    int resident_clusters(launch::Kernel, device::Dim3, unsigned, unsigned cluster_y) override {
         return clusters ? sm_count * cluster_blocks_per_sm / int(cluster_y) : 0;
     }
     void launch_in_clusters(launch::Kernel kernel, device::Dim3 grid, device::Dim3 block, unsigned shared,

@@ -1,10 +1,9 @@
-// Backward calls whose channels (channel-last tile kernel: channel groups) are split into 2
-// to 8 parts: where the device launches thread-block clusters and holds every channel's
-// cluster at once, one launch of the main (tile) kernel whose grid is (channels, parts) in
-// clusters of (1, parts), with the sums added within each cluster (CC1D_DW_CLUSTER: no
-// partial rows, no zeroing or reduce launch, on either path); else the partial rows and the
-// reduce kernel (or atomics) as before. Calls of one part or of more parts than a cluster
-// holds never take clusters, nor does the channel-last register walk.
+// Channel-first backward calls whose channels are split into 2 to 8 parts: where the
+// device launches thread-block clusters and holds every channel's cluster at once, one launch of the main kernel whose grid is (channels,
+// parts) in clusters of (1, parts), with the sums added within each cluster
+// (CC1D_DW_CLUSTER: no partial rows, no zeroing or reduce launch, on either path); else
+// the partial rows and the reduce kernel (or atomics) as before. Calls of one part or of
+// more parts than a cluster holds never take clusters.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -19,11 +18,10 @@ using namespace cc1d::launch;
 
 namespace {
 
-Variant channel_first_variant(DType dtype, bool deterministic, bool seq_idx = false,
-                              Layout layout = Layout::channel_first) {
+Variant channel_first_variant(DType dtype, bool deterministic, bool seq_idx = false) {
     Variant v;
     v.op = Op::bwd;
-    v.layout = layout;
+    v.layout = Layout::channel_first;
     v.width = 4;
     v.x_dtype = v.weight_dtype = dtype;
     v.activation = Activation::silu;
@@ -36,11 +34,11 @@ Variant channel_first_variant(DType dtype, bool deterministic, bool seq_idx = fa
 // A whole contiguous call's tensors at fake aligned addresses (no small call: these
 // shapes are past the small-call limits).
 BackwardArgs call_args(std::int64_t B, std::int64_t D, std::int64_t L, DType dtype, bool deterministic,
-                       bool seq_idx = false, Layout layout = Layout::channel_first) {
+                       bool seq_idx = false) {
     BackwardArgs a;
-    a.x = test::fake_bdl(0, dtype, B, D, L, layout);
-    a.dout = test::fake_bdl(1, dtype, B, D, L, layout);
-    a.dx = test::fake_bdl(2, dtype, B, D, L, layout);
+    a.x = test::fake_bdl(0, dtype, B, D, L, Layout::channel_first);
+    a.dout = test::fake_bdl(1, dtype, B, D, L, Layout::channel_first);
+    a.dx = test::fake_bdl(2, dtype, B, D, L, Layout::channel_first);
     a.weight = Tensor(test::fake_address(3), dtype, {D, 4});
     a.dweight = Tensor(test::fake_address(4), DType::fp32, {D, 4});
     a.bias = Tensor(test::fake_address(5), dtype, {D});
@@ -151,63 +149,4 @@ TEST_CASE("channel-first backward call: one part takes no clusters") {
     const auto& l = launcher.only_main_launch(one.block.x, one.channel_groups, one.shared_bytes);
     CHECK(l.cluster_y == 1u);
     CHECK(l.params.dw_mode == CC1D_DW_DIRECT);
-}
-
-TEST_CASE("channel-last backward call: the tile kernel's parts in clusters where they fit, never the register walk's") {
-    // On 132 multiprocessors, 8 cluster blocks an SM. Tile plans (width 4 without SiLU):
-    // 8x2048x1024 bf16 8 parts of 32 channel groups, 4x4096x512 bf16 4 parts of 64, fp32
-    // 1x4000x256 4 parts of 125 (each fits); 4x256x4096 bf16 64 parts and fp32 8x2048x1024
-    // 43 (too many for a cluster). Register walks: 4x5376x4096 bf16 and a tile-sized call
-    // with seq_idx, whatever their parts.
-    struct Case {
-        Shape s;
-        bool seq_idx;
-        bool tile, clusters;
-    };
-    for (const Case& c : {Case{{8, 2048, 1024, DType::bf16}, false, true, true},
-                          Case{{4, 4096, 512, DType::bf16}, false, true, true},
-                          Case{{1, 4000, 256, DType::fp32}, false, true, true},
-                          Case{{4, 256, 4096, DType::bf16}, false, true, false},
-                          Case{{8, 2048, 1024, DType::fp32}, false, true, false},
-                          Case{{4, 5376, 4096, DType::bf16}, false, false, false},
-                          Case{{4, 4096, 512, DType::bf16}, true, false, false}})
-        for (bool deterministic : {true, false}) {
-            const Shape& s = c.s;
-            INFO("B=", s.B, " D=", s.D, " L=", s.L, " x=", std::string(to_string(s.dtype)),
-                 " deterministic=", deterministic, " seq_idx=", c.seq_idx);
-            Variant v = channel_first_variant(s.dtype, deterministic, c.seq_idx, Layout::channel_last);
-            v.activation = Activation::none;
-            BackwardArgs args = call_args(s.B, s.D, s.L, s.dtype, deterministic, c.seq_idx, Layout::channel_last);
-            args.activation = Activation::none;
-            const backward::Plan plan = backward::plan_channel_last(v, args, 132);
-            REQUIRE(plan.tile == c.tile);
-            REQUIRE(plan.parts >= 2);
-
-            test::RecordingLauncher<cc1d_bwd_params> launcher;
-            launcher.clusters = true;
-            backward_channel_last(launcher, v, args);
-            for (launch::Kernel asked : launcher.cluster_questions) CHECK(asked == Kernel::tile);
-            if (c.clusters) {
-                REQUIRE(launcher.launches.size() == 1u);   // no zeroing, no reduce
-                const auto& tile = launcher.launches.back();
-                CHECK(tile.kernel == Kernel::tile);
-                CHECK(tile.grid.x == unsigned(plan.channel_groups));
-                CHECK(tile.grid.y == unsigned(plan.parts));
-                CHECK(tile.cluster_y == unsigned(plan.parts));
-                CHECK(tile.block.x == plan.block.x);
-                CHECK(tile.params.dw_mode == CC1D_DW_CLUSTER);
-                CHECK(tile.params.groups == plan.parts);
-                CHECK(tile.params.units_per_part == plan.units_per_part);
-                CHECK(tile.params.partials == nullptr);
-                continue;
-            }
-            CHECK(launcher.cluster_questions.empty() == (plan.parts > CC1D_BWD_MAX_CLUSTER_PARTS || !c.tile));
-            // The flat grid, and deterministic: the reduce kernel after the main one; atomic
-            // (fp32 dweight): the zeroing launch before it.
-            REQUIRE(launcher.launches.size() >= 2u);
-            for (const auto& l : launcher.launches) CHECK(l.cluster_y == 1u);
-            const auto& sums = deterministic ? launcher.launches.back() : launcher.launches.front();
-            CHECK(sums.kernel == Kernel::reduce);
-            CHECK(sums.params.dw_mode == (deterministic ? CC1D_DW_PARTIAL_ROWS : CC1D_DW_ATOMIC_DIRECT));
-        }
 }

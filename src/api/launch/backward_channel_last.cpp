@@ -273,12 +273,9 @@ Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_
 }  // namespace backward
 
 void backward_channel_last(Launcher& launcher, const Variant& variant, const BackwardArgs& args) {
-    backward::Plan plan = backward::plan_channel_last(
+    const backward::Plan plan = backward::plan_channel_last(
         variant, args, launcher.multiprocessor_count(),
         [&launcher](device::Dim3 block, unsigned shared) { return launcher.resident_blocks(Kernel::main, block, shared); });
-    // The tile kernel's parts of a channel group may be summed in a cluster (its kernel
-    // parks them; the register walk's does not).
-    if (plan.tile) backward::place_sums_in_clusters(launcher, plan);
     backward::run(launcher, variant, args, plan, backward::make_params(variant, args));
 }
 

@@ -57,15 +57,6 @@ bool sums_in_clusters(const Plan& plan, int resident_clusters) {
     return resident_clusters >= plan.channel_groups;
 }
 
-void place_sums_in_clusters(Launcher& launcher, Plan& plan) {
-    // (The driver's answer costs ~0.35 us of host time on an H100 host, a tenth of a
-    // launch: asked on every such call, not kept.)
-    if (!may_sum_in_clusters(plan) || !launcher.cluster_launches()) return;
-    const Kernel kernel = plan.tile ? Kernel::tile : Kernel::main;
-    const unsigned cluster_y = static_cast<unsigned>(plan.parts);
-    plan.cluster_sums = sums_in_clusters(plan, launcher.resident_clusters(kernel, plan.block, plan.shared_bytes, cluster_y));
-}
-
 int dw_mode(const Variant& variant, const BackwardArgs& args, const Plan& plan) {
     // One part: each block is the only one for its channels, so it writes dweight/dbias
     // itself (in order, hence deterministic on either path) and no reduce kernel runs.
@@ -228,13 +219,12 @@ void run(Launcher& launcher, const Variant& variant, const BackwardArgs& args, c
     // and set-up hide behind the kernel before.
     p.reduce_mode = CC1D_REDUCE_SUM;
     if (plan.cluster_sums) {
-        // Grid (channel groups, parts): block y * groups + x is part y of group x, as in the
-        // flat grid, and a cluster of (1, parts) is one group's parts.
+        // Grid (channels, parts): block y * channels + x is part y of channel x, as in the
+        // flat grid, and a cluster of (1, parts) is one channel's parts.
         device::Dim3 grid;
         grid.x = static_cast<unsigned>(plan.channel_groups);
         grid.y = static_cast<unsigned>(plan.parts);
-        launcher.launch_in_clusters(plan.tile ? Kernel::tile : Kernel::main, grid, plan.block, plan.shared_bytes, &p,
-                                    sizeof(p), grid.y);
+        launcher.launch_in_clusters(Kernel::main, grid, plan.block, plan.shared_bytes, &p, sizeof(p), grid.y);
     } else {
         launcher.launch_overlapped(plan.tile ? Kernel::tile : Kernel::main,
                                    util::flat_grid(plan.channel_groups * plan.parts), plan.block, plan.shared_bytes, &p,

@@ -25,9 +25,8 @@ struct Plan {
     bool stage_async = false;          // channel-first 16-bit: tiles staged by cp.async (where it can)
     std::int64_t seq_mask_stride = 0;  // channel-first with seq_idx: masks a row in the workspace (else 0)
     bool tile = false;                 // channel-last: the module's tile kernel runs (else its main kernel)
-    bool cluster_sums = false;         // a channel's (channel-last tile: a channel group's) parts run as
-                                       // one thread-block cluster, which sums them (CC1D_DW_CLUSTER;
-                                       // sums_in_clusters)
+    bool cluster_sums = false;         // channel-first: a channel's parts run as one thread-block cluster,
+                                       // which sums them (CC1D_DW_CLUSTER; sums_in_clusters)
     // Channel-last register walk: each row's tail, [tail_start, seqlen), in tail_tiles chunks
     // of tail_len steps walked by blocks after every long walk's (none when tail_tiles is 0;
     // the `tiles` chunks of tile_len then reach seqlen).
@@ -53,20 +52,15 @@ Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_
 // (backward_workspace_bytes: a tail comes and goes with the multiprocessor count).
 std::int64_t channel_last_tail_parts(const Variant& variant, const BackwardArgs& args);
 
-// Whether a plan's parts are summed within thread-block clusters (cluster_sums: a cluster a
-// channel, or a channel group of the channel-last tile kernel, its parts its blocks, so no
-// partial rows and no reduce launch) on a device that launches clusters and holds
-// `resident_clusters` of plan.parts blocks of the kernel the plan runs at once (0: cannot
-// say): where it has 2 to CC1D_BWD_MAX_CLUSTER_PARTS parts and every channel group's
-// cluster is resident at once.
+// Whether a channel-first plan's parts are summed within thread-block clusters
+// (cluster_sums: a cluster a channel, its parts its blocks, so no partial rows and no
+// reduce launch) on a device that launches clusters and holds `resident_clusters` of
+// plan.parts blocks of its main kernel at once (0: cannot say): where it has 2 to
+// CC1D_BWD_MAX_CLUSTER_PARTS parts and every channel's cluster is resident at once.
 bool sums_in_clusters(const Plan& plan, int resident_clusters);
 // The part of that rule the plan alone decides (its parts and grid), so a launcher asks
 // the device about residency only for plans that pass it.
 bool may_sum_in_clusters(const Plan& plan);
-// Sets plan.cluster_sums as sums_in_clusters decides for the launcher's device, asking it
-// about the kernel the plan runs. For channel-first plans and the channel-last tile
-// kernel's: the channel-last register walk has no cluster sums.
-void place_sums_in_clusters(Launcher& launcher, Plan& plan);
 
 // Where the blocks put their dweight/dbias sums (CC1D_DW_*).
 int dw_mode(const Variant& variant, const BackwardArgs& args, const Plan& plan);
