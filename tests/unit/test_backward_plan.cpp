@@ -3,8 +3,8 @@
 // as full as whole chunks allow, and for fp32 and widths 5-8 a tail of short walks after
 // it where the kernel holds no more blocks an SM than the wave plans (else, for fp32 up
 // to width 4 without seq_idx, several waves of short walks); the tile kernel for calls
-// of up to 2^24 elements (without seq_idx or states, up to width 4; fp32 only with rows of
-// whole 16-byte vectors); and a workspace query that covers the plan of any
+// of up to 2^25 elements, fp32 2^24 (without seq_idx or states, up to width 4; fp32 only
+// with rows of whole 16-byte vectors); and a workspace query that covers the plan of any
 // multiprocessor count, with or without a tail. Channel-first: tiles within the shared
 // memory a block gets without opting in, the tile shapes and splits the measurements
 // chose, a workspace query that covers the plan of any multiprocessor count, and in
@@ -97,17 +97,20 @@ TEST_CASE("channel-last backward plan: one wave, nearly full, every step covered
     struct Shape {
         std::int64_t batch, dim, seqlen;
         DType dtype;
+        bool seq_idx;
     };
-    // (fp32 with seq_idx: the long-walk rule below leaves those alone.)
-    const Shape shapes[] = {{4, 5376, 4096, DType::bf16}, {4, 5376, 4096, DType::fp32}, {8, 2048, 1024, DType::bf16},
-                            {4, 4096, 512, DType::fp16},  {4, 256, 4096, DType::fp32},  {1, 64, 1000003, DType::bf16},
-                            {3, 1000, 777, DType::fp32}};
+    // (fp32 with seq_idx: the long-walk rule below leaves those alone; 16-bit 8x2048x1024
+    // with it too: without seq_idx it takes the tile kernel.)
+    const Shape shapes[] = {{4, 5376, 4096, DType::bf16, false}, {4, 5376, 4096, DType::fp32, true},
+                            {8, 2048, 1024, DType::bf16, true},  {4, 4096, 512, DType::fp16, false},
+                            {4, 256, 4096, DType::fp32, true},   {1, 64, 1000003, DType::bf16, false},
+                            {3, 1000, 777, DType::fp32, true}};
     for (const Shape& s : shapes) {
         CAPTURE(s.batch);
         CAPTURE(s.dim);
         CAPTURE(s.seqlen);
         Variant v = backward_variant(s.dtype);
-        v.seq_idx = s.dtype == DType::fp32;
+        v.seq_idx = s.seq_idx;
         const backward::Plan plan =
             backward::plan_channel_last(v, shape_only_args(s.batch, s.dim, s.seqlen, s.dtype), kH200Multiprocessors);
         CHECK(long_blocks_of(plan, s.batch) <= std::max(wave_of(plan, s.dtype), plan.channel_groups));
@@ -128,7 +131,7 @@ TEST_CASE("channel-last backward plan: one wave, nearly full, every step covered
     // 8x2048x1024 in 16-bit: 64-step chunks (512 blocks) overfill the wave; 128-step
     // chunks keep 256 blocks, at least 1.5 a multiprocessor.
     const backward::Plan mid = backward::plan_channel_last(
-        backward_variant(DType::bf16), shape_only_args(8, 2048, 1024, DType::bf16), kH200Multiprocessors);
+        register_walk_variant(DType::bf16), shape_only_args(8, 2048, 1024, DType::bf16), kH200Multiprocessors);
     CHECK(mid.tile_len == 128);
     CHECK(blocks_of(mid) == 256);
     // 4x4096x512 in 16-bit: 128-step chunks would leave 128 blocks; the wave-fitting 48
@@ -178,7 +181,7 @@ TEST_CASE("channel-last backward plan: walks shorter than the minimum chunk only
     CHECK(medium.parts == 64);
 }
 
-TEST_CASE("channel-last backward plan: calls of up to 2^24 elements take the tile kernel") {
+TEST_CASE("channel-last backward plan: calls of up to 2^25 elements (fp32 2^24) take the tile kernel") {
     auto plan_of = [](Variant v, std::int64_t batch, std::int64_t dim, std::int64_t seqlen) {
         return backward::plan_channel_last(v, shape_only_args(batch, dim, seqlen, v.x_dtype), kH200Multiprocessors);
     };
@@ -201,15 +204,17 @@ TEST_CASE("channel-last backward plan: calls of up to 2^24 elements take the til
                 CHECK(plan.units_per_part == 8);
                 CHECK(blocks_of(plan) == 256);
                 // 8x2048x1024: 32 groups, 128 tiles; 8 parts of 16. 4x256x4096: 4 groups,
-                // 256 tiles; 64 parts of 4.
-                if (!(width == 4 && silu)) CHECK(plan_of(v, 8, 2048, 1024).units_per_part == 16);
+                // 256 tiles; 64 parts of 4. 8x2048x2048 (2^25): 8 parts of 32.
+                CHECK(plan_of(v, 8, 2048, 1024).units_per_part == 16);
                 CHECK(plan_of(v, 4, 256, 4096).units_per_part == 4);
                 CHECK(plan_of(v, 4, 256, 512).units_per_part == 1);
-                // 2^24 (8x2048x1024) tiles but at width 4 with SiLU, which walks registers
-                // from 2^24 on; one element past 2^24 walks registers.
-                CHECK(plan_of(v, 8, 2048, 1024).tile == !(width == 4 && silu));
-                CHECK(plan_of(v, 1, 16777215, 1).tile);
-                CHECK(plan_of(v, 1, 16777217, 1).tile == false);
+                CHECK(plan_of(v, 8, 2048, 2048).units_per_part == 32);
+                // Up to 2^25 elements at every width, with and without SiLU; one element
+                // past 2^25 walks registers, as does 4x5376x4096.
+                CHECK(plan_of(v, 8, 2048, 1024).tile);
+                CHECK(plan_of(v, 8, 4096, 1024).tile);
+                CHECK(plan_of(v, 1, 33554432, 1).tile);
+                CHECK(plan_of(v, 1, 33554433, 1).tile == false);
                 CHECK(plan_of(v, 4, 5376, 4096).tile == false);
             }
         }
@@ -306,7 +311,7 @@ TEST_CASE("channel-last backward plan: fp32 walks of 256 channel-steps where one
         CHECK(plan_of(1, DType::fp32, 4, 5376, 4096, false, false, resident).tail_tiles == 8);
     }
     // Left alone: seq_idx, 16-bit x, widths past 4, and walks under 4 times the short one
-    // (8x2052x1024, just past the tile kernel's 2^24 elements: 128 steps already; at width
+    // (fp32 8x2052x1024, just past the fp32 tile kernel's 2^24 elements: 128 steps already; at width
     // 2, 64 would be two waves).
     // (Their long walks take a tail instead, below.)
     CHECK(long_blocks_of(plan_of(4, DType::fp32, 4, 5376, 4096, true), 4) == 504);

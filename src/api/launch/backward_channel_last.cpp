@@ -1,7 +1,7 @@
 // Host side of bwd_channel_last.cu: blocks of CC1D_BWD_CL_THREADS_X channel threads by
 // a few time threads; each thread walks one (batch, chunk) unit backward in time. Calls
-// of up to 2^24 elements of the modules that carry a tile kernel (bwd_channel_last_tile.cu)
-// run that instead (takes_tile).
+// of up to 2^25 elements (fp32: 2^24) of the modules that carry a tile kernel
+// (bwd_channel_last_tile.cu) run that instead (takes_tile).
 #include <algorithm>
 
 #include "api/launch/backward_plan.hpp"
@@ -64,27 +64,28 @@ std::int64_t fill_wave(std::int64_t chunk, std::int64_t seqlen, std::int64_t bat
     return std::min(chunk, std::max<std::int64_t>(shorter, CC1D_BWD_CL_MIN_CHUNK));
 }
 
-// Calls of up to this many elements (B·L·D) run the tile kernel where the module has one.
+// Calls of up to these many elements (B·L·D) run the tile kernel where the module has one.
 // On an H200 (docs/perf.md, entry 104), against the register walk, 16-bit: 4x4096x512
 // (2^23) 6-13% faster, 4x256x4096 9-14%, 4x256x512 19-24%, 3x1001x777 23%; 4x5376x4096
-// 2-7% slower. fp32: 4x256x512 16-17% faster, 4x256x4096 8-12%, 4x4096x512 6-7%,
-// 2x2048x2048 5-13%. At 2^24 itself (entry 141, H100; entry 104, H200) 1-4% faster in
-// 16-bit and 0-2% in fp32, but for 16-bit width 4 with SiLU: 4% slower (6% on the H200),
-// so that one stays below 2^24. At 2^25 the 16-bit gains were 1-2% and the fp32 ones a
-// 3% loss, on the H100 alone: not taken.
-constexpr std::int64_t kTileMaxElements = std::int64_t(1) << 24;
+// (2^26.4) 2-7% slower. fp32: 4x256x512 16-17% faster, 4x256x4096 8-12%, 4x4096x512 6-7%,
+// 2x2048x2048 5-13%. At 2^24 (entry 141, H100) fp32 0-2% faster, at 2^25 3% slower: fp32
+// stops at 2^24. 16-bit since its plans of 2 blocks an SM (entries 143, 146; H100, entry
+// 148): at 2^24 width 4 with SiLU 4.4-8.3% faster (it walked registers until then, the
+// tile 4% slower on the wave's plan), at 2^25 (8x4096x1024, 8x2048x2048, 16x2048x1024)
+// 4.1-8.8% faster at every width measured, with and without SiLU. Past 2^25 not measured
+// on an H100 since entry 104.
+constexpr std::int64_t kTileMaxElements16Bit = std::int64_t(1) << 25;
+constexpr std::int64_t kTileMaxElementsFp32 = std::int64_t(1) << 24;
 
-// Whether a call takes the tile kernel: up to kTileMaxElements (16-bit width 4 with SiLU:
-// below it), in a module that has it; fp32 only with rows of whole 16-byte vectors
-// (element-staged, 3x1001x777 fp32 ran 64% slower than the register walk, whose fp32
-// lanes load their channel's 4 bytes a step).
+// Whether a call takes the tile kernel: up to the limits above, in a module that has it;
+// fp32 only with rows of whole 16-byte vectors (element-staged, 3x1001x777 fp32 ran 64%
+// slower than the register walk, whose fp32 lanes load their channel's 4 bytes a step).
 bool takes_tile(const Variant& variant, const BackwardArgs& args) {
     if (*codegen::third_kernel(variant).suffix == 0) return false;
-    const bool wide_silu_16bit =
-        dtype_size(variant.x_dtype) == 2 && variant.width >= 4 && variant.activation == Activation::silu;
-    const std::int64_t limit = wide_silu_16bit ? kTileMaxElements - 1 : kTileMaxElements;
+    const bool fp32 = dtype_size(variant.x_dtype) == 4;
+    const std::int64_t limit = fp32 ? kTileMaxElementsFp32 : kTileMaxElements16Bit;
     if (args.x.shape[0] * args.x.shape[1] * args.x.shape[2] > limit) return false;
-    return dtype_size(variant.x_dtype) != 4 || vector_rows(variant, args);
+    return !fp32 || vector_rows(variant, args);
 }
 
 // Blocks an SM the tile plan fills, where the kernel holds CC1D_BWD_CL_TILE_BLOCKS_PER_SM:
