@@ -70,7 +70,7 @@ std::int64_t fill_wave(std::int64_t chunk, std::int64_t seqlen, std::int64_t bat
 // (2^26.4) 2-7% slower. fp32: 4x256x512 16-17% faster, 4x256x4096 8-12%, 4x4096x512 6-7%,
 // 2x2048x2048 5-13%. At 2^24 (entry 141, H100) fp32 0-2% faster, at 2^25 3% slower: fp32
 // stops at 2^24. 16-bit since its plans of 2 blocks an SM (entries 143, 146; H100, entry
-// 148): at 2^24 width 4 with SiLU 4.4-8.3% faster (it walked registers until then, the
+// 148): at 2^24 width 4 with SiLU 4.7-8.0% faster (it walked registers until then, the
 // tile 4% slower on the wave's plan), at 2^25 (8x4096x1024, 8x2048x2048, 16x2048x1024)
 // 4.1-8.8% faster at every width measured, with and without SiLU. Past 2^25 not measured
 // on an H100 since entry 104.
