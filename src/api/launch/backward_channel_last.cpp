@@ -84,7 +84,7 @@ bool takes_tile(const Variant& variant, const BackwardArgs& args) {
     if (*codegen::third_kernel(variant).suffix == 0) return false;
     const bool fp32 = dtype_size(variant.x_dtype) == 4;
     const std::int64_t limit = fp32 ? kTileMaxElementsFp32 : kTileMaxElements16Bit;
-    if (args.x.shape[0] * args.x.shape[1] * args.x.shape[2] > limit) return false;
+    if (args.x.numel() > limit) return false;
     return !fp32 || vector_rows(variant, args);
 }
 
