@@ -627,8 +627,8 @@ TEST_CASE("backward: channel-last calls below 2^24 elements, through the tile ke
     }
 }
 
-TEST_CASE("backward: channel-last calls of 2^24 and 2^25 elements, tile kernel and register walk") {
-    // The tile kernel runs up to 2^25 elements in 16-bit and 2^24 in fp32 (takes_tile), the
+TEST_CASE("backward: channel-last calls of 2^24 to 2^27 elements, tile kernel and register walk") {
+    // The tile kernel runs up to 2^27 elements in 16-bit and 2^25 in fp32 (takes_tile), the
     // register walk past them; the unit plan tests say which call takes which.
     MainBackwardKernelsOnly main_kernels;
     struct Call {
@@ -637,12 +637,14 @@ TEST_CASE("backward: channel-last calls of 2^24 and 2^25 elements, tile kernel a
         int width;
         Activation act;
     };
-    const Call calls[] = {{1, 4096, 4096, DType::bf16, 3, Activation::silu},   // 2^24: tile
-                          {2, 2048, 4096, DType::fp16, 4, Activation::silu},   // 2^24: tile
-                          {8, 2048, 1024, DType::fp32, 4, Activation::silu},   // 2^24: tile
-                          {8, 2048, 2048, DType::bf16, 4, Activation::silu},   // 2^25: tile
-                          {2, 2049, 8192, DType::fp16, 2, Activation::none},   // just past 2^25: walk
-                          {2, 2048, 4100, DType::fp32, 3, Activation::none}};  // just past 2^24: walk
+    const Call calls[] = {{1, 4096, 4096, DType::bf16, 3, Activation::silu},    // 2^24: tile
+                          {2, 2048, 4096, DType::fp16, 4, Activation::silu},    // 2^24: tile
+                          {8, 2048, 1024, DType::fp32, 4, Activation::silu},    // 2^24: tile
+                          {8, 2048, 2048, DType::bf16, 4, Activation::silu},    // 2^25: tile
+                          {2, 4096, 4096, DType::fp32, 3, Activation::none},    // 2^25: tile
+                          {2, 4097, 8192, DType::fp16, 2, Activation::none},    // 2^26 and more, rows off 16 bytes: tile
+                          {2, 4096, 4100, DType::fp32, 4, Activation::silu},    // just past 2^25: walk
+                          {1, 16385, 8192, DType::bf16, 3, Activation::none}};  // just past 2^27: walk
     std::uint64_t index = 0;
     for (const Call& c : calls) {
         BackwardVariant v{Layout::channel_last, {c.x, c.x}, c.width, c.act, true, false, false, false, index != 1};

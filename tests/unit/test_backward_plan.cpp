@@ -3,7 +3,7 @@
 // as full as whole chunks allow, and for fp32 and widths 5-8 a tail of short walks after
 // it where the kernel holds no more blocks an SM than the wave plans (else, for fp32 up
 // to width 4 without seq_idx, several waves of short walks); the tile kernel for calls
-// of up to 2^25 elements, fp32 2^24 (without seq_idx or states, up to width 4; fp32 only
+// of up to 2^27 elements, fp32 2^25 (without seq_idx or states, up to width 4; fp32 only
 // with rows of whole 16-byte vectors); and a workspace query that covers the plan of any
 // multiprocessor count, with or without a tail. Channel-first: tiles within the shared
 // memory a block gets without opting in, the tile shapes and splits the measurements
@@ -99,11 +99,12 @@ TEST_CASE("channel-last backward plan: one wave, nearly full, every step covered
         DType dtype;
         bool seq_idx;
     };
-    // (fp32 with seq_idx: the long-walk rule below leaves those alone; 16-bit 8x2048x1024
-    // with it too: without seq_idx it takes the tile kernel.)
-    const Shape shapes[] = {{4, 5376, 4096, DType::bf16, false}, {4, 5376, 4096, DType::fp32, true},
-                            {8, 2048, 1024, DType::bf16, true},  {4, 4096, 512, DType::fp16, false},
-                            {4, 256, 4096, DType::fp32, true},   {1, 64, 1000003, DType::bf16, false},
+    // (fp32 with seq_idx: the long-walk rule below leaves those alone; 16-bit with it too
+    // up to 2^27 elements: without seq_idx those take the tile kernel.)
+    const Shape shapes[] = {{4, 5376, 4096, DType::bf16, true},  {4, 5376, 4096, DType::fp32, true},
+                            {8, 2048, 1024, DType::bf16, true},  {4, 4096, 512, DType::fp16, true},
+                            {4, 256, 4096, DType::fp32, true},   {1, 64, 1000003, DType::bf16, true},
+                            {8, 5376, 4096, DType::fp16, false},
                             {3, 1000, 777, DType::fp32, true}};
     for (const Shape& s : shapes) {
         CAPTURE(s.batch);
@@ -119,7 +120,7 @@ TEST_CASE("channel-last backward plan: one wave, nearly full, every step covered
     // 4x5376x4096 in 16-bit (4 channels a thread, 42 channel groups, 3 blocks a
     // multiprocessor): powers of two gave 336 of 396 blocks; whole-granule chunks fill 378.
     const backward::Plan wide = backward::plan_channel_last(
-        backward_variant(DType::bf16), shape_only_args(4, 5376, 4096, DType::bf16), kH200Multiprocessors);
+        register_walk_variant(DType::bf16), shape_only_args(4, 5376, 4096, DType::bf16), kH200Multiprocessors);
     CHECK(blocks_of(wide) == 378);
     CHECK(wide.tile_len == 456);
     // fp32 with seq_idx (2 channels a thread, 84 groups, 4 blocks): 504 of 528, then the tail.
@@ -155,11 +156,13 @@ TEST_CASE("channel-last backward plan: 16-bit x in waves of 3 blocks, fp32 in wa
                 CAPTURE(width);
                 CAPTURE(seq_idx);
                 CAPTURE(to_string(dtype));
+                // 16-bit without seq_idx walks only past the tile kernel's 2^27 elements.
+                const std::int64_t batch = dtype == DType::fp32 || seq_idx ? 4 : 8;
                 const backward::Plan plan =
-                    backward::plan_channel_last(v, shape_only_args(4, 5376, 4096, dtype), kH200Multiprocessors);
+                    backward::plan_channel_last(v, shape_only_args(batch, 5376, 4096, dtype), kH200Multiprocessors);
                 const std::int64_t wave = (dtype == DType::fp32 ? 4 : 3) * kH200Multiprocessors;
-                CHECK(long_blocks_of(plan, 4) <= wave);
-                CHECK(long_blocks_of(plan, 4) * 4 >= 3 * wave);   // at least 3/4 of that wave
+                CHECK(long_blocks_of(plan, batch) <= wave);
+                CHECK(long_blocks_of(plan, batch) * 4 >= 3 * wave);   // at least 3/4 of that wave
             }
         }
     }
@@ -181,7 +184,7 @@ TEST_CASE("channel-last backward plan: walks shorter than the minimum chunk only
     CHECK(medium.parts == 64);
 }
 
-TEST_CASE("channel-last backward plan: calls of up to 2^25 elements (fp32 2^24) take the tile kernel") {
+TEST_CASE("channel-last backward plan: calls of up to 2^27 elements (fp32 2^25) take the tile kernel") {
     auto plan_of = [](Variant v, std::int64_t batch, std::int64_t dim, std::int64_t seqlen) {
         return backward::plan_channel_last(v, shape_only_args(batch, dim, seqlen, v.x_dtype), kH200Multiprocessors);
     };
@@ -209,13 +212,14 @@ TEST_CASE("channel-last backward plan: calls of up to 2^25 elements (fp32 2^24) 
                 CHECK(plan_of(v, 4, 256, 4096).units_per_part == 4);
                 CHECK(plan_of(v, 4, 256, 512).units_per_part == 1);
                 CHECK(plan_of(v, 8, 2048, 2048).units_per_part == 32);
-                // Up to 2^25 elements at every width, with and without SiLU; one element
-                // past 2^25 walks registers, as does 4x5376x4096.
+                // Up to 2^27 elements at every width, with and without SiLU (4x5376x4096
+                // among them); one element past 2^27 walks registers.
                 CHECK(plan_of(v, 8, 2048, 1024).tile);
                 CHECK(plan_of(v, 8, 4096, 1024).tile);
-                CHECK(plan_of(v, 1, 33554432, 1).tile);
-                CHECK(plan_of(v, 1, 33554433, 1).tile == false);
-                CHECK(plan_of(v, 4, 5376, 4096).tile == false);
+                CHECK(plan_of(v, 4, 5376, 4096).tile);
+                CHECK(plan_of(v, 1, std::int64_t(1) << 27, 1).tile);
+                CHECK(plan_of(v, 1, (std::int64_t(1) << 27) + 1, 1).tile == false);
+                CHECK(plan_of(v, 8, 5376, 4096).tile == false);
             }
         }
     }
@@ -238,7 +242,9 @@ TEST_CASE("channel-last backward plan: calls of up to 2^25 elements (fp32 2^24) 
         v.activation = silu ? Activation::silu : Activation::none;
         CAPTURE(silu);
         CHECK(plan_of(v, 8, 2048, 1024).tile);   // 2^24, width 4 with SiLU too
-        CHECK(plan_of(v, 8, 2048, 1025).tile == false);
+        CHECK(plan_of(v, 8, 2048, 2048).tile);   // 2^25
+        CHECK(plan_of(v, 8, 2048, 2049).tile == false);
+        CHECK(plan_of(v, 4, 5376, 4096).tile == false);
     }
     CHECK(CC1D_BWD_CL_TILE_CHANNELS(4) == 32);
     CHECK_FALSE(plan_of(fp32, 3, 1001, 777).tile);
@@ -311,15 +317,15 @@ TEST_CASE("channel-last backward plan: fp32 walks of 256 channel-steps where one
         CHECK(plan_of(1, DType::fp32, 4, 5376, 4096, false, false, resident).tail_tiles == 8);
     }
     // Left alone: seq_idx, 16-bit x, widths past 4, and walks under 4 times the short one
-    // (fp32 8x2052x1024, just past the fp32 tile kernel's 2^24 elements: 128 steps already; at width
-    // 2, 64 would be two waves).
+    // (fp32 8x4100x1024, just past the fp32 tile kernel's 2^25 elements: the wave's walks of
+    // 128 steps at width 2 and 256 at width 4 stay).
     // (Their long walks take a tail instead, below.)
     CHECK(long_blocks_of(plan_of(4, DType::fp32, 4, 5376, 4096, true), 4) == 504);
-    CHECK(plan_of(4, DType::bf16, 4, 5376, 4096).tile_len == 456);
+    CHECK(plan_of(4, DType::bf16, 4, 5376, 4096, true).tile_len == 456);
     CHECK(long_blocks_of(plan_of(5, DType::fp32, 4, 5376, 4096), 4) <= wave_of(DType::fp32));
     for (const int width : {2, 4}) {
         CAPTURE(width);
-        CHECK(plan_of(width, DType::fp32, 8, 2052, 1024).tile_len == 128);
+        CHECK(plan_of(width, DType::fp32, 8, 4100, 1024).tile_len == (width == 2 ? 128 : 256));
     }
 }
 

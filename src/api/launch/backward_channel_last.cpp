@@ -1,6 +1,6 @@
 // Host side of bwd_channel_last.cu: blocks of CC1D_BWD_CL_THREADS_X channel threads by
 // a few time threads; each thread walks one (batch, chunk) unit backward in time. Calls
-// of up to 2^25 elements (fp32: 2^24) of the modules that carry a tile kernel
+// of up to 2^27 elements (fp32: 2^25) of the modules that carry a tile kernel
 // (bwd_channel_last_tile.cu) run that instead (takes_tile).
 #include <algorithm>
 
@@ -67,15 +67,15 @@ std::int64_t fill_wave(std::int64_t chunk, std::int64_t seqlen, std::int64_t bat
 // Calls of up to these many elements (B·L·D) run the tile kernel where the module has one.
 // On an H200 (docs/perf.md, entry 104), against the register walk, 16-bit: 4x4096x512
 // (2^23) 6-13% faster, 4x256x4096 9-14%, 4x256x512 19-24%, 3x1001x777 23%; 4x5376x4096
-// (2^26.4) 2-7% slower. fp32: 4x256x512 16-17% faster, 4x256x4096 8-12%, 4x4096x512 6-7%,
-// 2x2048x2048 5-13%. At 2^24 (entry 141, H100) fp32 0-2% faster, at 2^25 3% slower: fp32
-// stops at 2^24. 16-bit since its plans of 2 blocks an SM (entries 143, 146; H100, entry
-// 148): at 2^24 width 4 with SiLU 4.7-8.0% faster (it walked registers until then, the
-// tile 4% slower on the wave's plan), at 2^25 (8x4096x1024, 8x2048x2048, 16x2048x1024)
-// 4.1-8.8% faster at every width measured, with and without SiLU. Past 2^25 not measured
-// on an H100 since entry 104.
-constexpr std::int64_t kTileMaxElements16Bit = std::int64_t(1) << 25;
-constexpr std::int64_t kTileMaxElementsFp32 = std::int64_t(1) << 24;
+// (2^26.4) 2-7% slower, on the tile plans of that time. fp32: 4x256x512 16-17% faster,
+// 4x256x4096 8-12%, 4x4096x512 6-7%, 2x2048x2048 5-13%. On an H100 since the 16-bit plans
+// of 2 blocks an SM (entries 143, 146) and fp32's short parts (entry 144): 16-bit at 2^24
+// and 2^25 4.1-8.8% faster at every width, with and without SiLU (entry 148), at 2^26
+// (8x4096x2048, 2x2048x16384) 4.4-7.3% and at 4x5376x4096 2.5-5.3% (entry 149); fp32 at
+// 2^25 (8x2048x2048, 8x4096x1024) 2.3-5.6% (entry 149; 3% slower in entry 141, before
+// entry 144). Past these limits not measured on these plans, nor on an H200.
+constexpr std::int64_t kTileMaxElements16Bit = std::int64_t(1) << 27;
+constexpr std::int64_t kTileMaxElementsFp32 = std::int64_t(1) << 25;
 
 // Whether a call takes the tile kernel: up to the limits above, in a module that has it;
 // fp32 only with rows of whole 16-byte vectors (element-staged, 3x1001x777 fp32 ran 64%
