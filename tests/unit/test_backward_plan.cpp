@@ -104,8 +104,7 @@ TEST_CASE("channel-last backward plan: one wave, nearly full, every step covered
     const Shape shapes[] = {{4, 5376, 4096, DType::bf16, true},  {4, 5376, 4096, DType::fp32, true},
                             {8, 2048, 1024, DType::bf16, true},  {4, 4096, 512, DType::fp16, false},
                             {4, 256, 4096, DType::fp32, true},   {1, 64, 1000003, DType::bf16, true},
-                            {8, 5376, 4096, DType::fp16, false},
-                            {3, 1000, 777, DType::fp32, true}};
+                            {8, 5376, 4096, DType::fp16, false}, {3, 1000, 777, DType::fp32, true}};
     for (const Shape& s : shapes) {
         CAPTURE(s.batch);
         CAPTURE(s.dim);
