@@ -1,9 +1,11 @@
-// Causal conv1d backward, channel-last layout, through shared-memory tiles: the third
-// kernel (CC1D_ENTRY_TILE) of the modules up to width 4 without seq_idx or states
-// (CC1D_BWD_CL_TILE_KERNEL in params.h), appended to bwd_channel_last.cu, whose reduce
-// kernel it shares. The host runs it for calls below 2^24 elements (fp32: with rows of
-// whole 16-byte vectors) and the register walk of bwd_channel_last.cu for the others
-// (backward_channel_last.cpp says why). x, dout and dx are stored (B, L, D), D contiguous.
+// Causal conv1d backward, channel-last layout, through shared-memory tiles: the main kernel
+// of the tiled modules (Variant::tiled), up to width 4 without seq_idx or states
+// (CC1D_BWD_CL_TILE_KERNEL in params.h), with the backward's reduce kernel after it. The
+// host runs it for calls of up to 2^27 elements (fp32: 2^25, with rows of whole 16-byte
+// vectors) and the register walk of bwd_channel_last.cu, another module, for the others
+// (backward_channel_last.cpp says why). Kept apart, each module compiles faster than the
+// two did together, and a call compiles only the one it takes (docs/perf.md entry 151).
+// x, dout and dx are stored (B, L, D), D contiguous.
 //
 // A block owns kBtChannels channels and walks units_per_part (batch row, time tile) units
 // in order, one tile of kBtRows time steps each:
@@ -249,7 +251,7 @@ CC1D_DEVICE void bt_walk(const cc1d_vec16* buf, int lane, int a, bt_out out, bt_
 // 6 blocks an SM (24 warps) at most 80 registers each (the walk needs 64-80 without
 // spills), and 6 blocks' two buffers fit the shared memory.
 extern "C" __global__ void __launch_bounds__(CC1D_BWD_CL_THREADS, CC1D_BWD_CL_TILE_BLOCKS_PER_SM)
-    CC1D_ENTRY_TILE(cc1d_bwd_params p) {
+    CC1D_ENTRY(cc1d_bwd_params p) {
     // At a 128-byte boundary whatever other static shared memory the kernel gains (the
     // buffers' layout counts 128-byte rows from here; docs/perf.md entry 140).
     __shared__ __attribute__((aligned(128))) cc1d_vec16 bt_smem[kBtBuffers * kBtBufferVecs];
@@ -317,4 +319,8 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_CL_THREADS, CC1D_BWD_CL_TI
     for (int j = 0; j < kBtPer; ++j) cc1d_bwd_release_sums(st.dw[j], st.db[j]);
     // The segments' sums of each channel summed in segment order (`red` aliases the tiles).
     cc1d_bwd_block_sums(p, reinterpret_cast<float*>(bt_smem), part, c, n, st, kBtSegments, kBtLanes, seg, lane);
+}
+
+extern "C" __global__ void __launch_bounds__(CC1D_REDUCE_THREADS) CC1D_ENTRY_REDUCE(cc1d_bwd_params p) {
+    cc1d_bwd_reduce(p);
 }

@@ -58,7 +58,7 @@ int DeviceLauncher::resident_blocks(launch::Kernel which, device::Dim3 block, un
 }
 
 void* DeviceLauncher::function(launch::Kernel which) const {
-    return which == launch::Kernel::main ? kernel_.main : which == launch::Kernel::tile ? kernel_.third : kernel_.second;
+    return which == launch::Kernel::main ? kernel_.main : which == launch::Kernel::vectors ? kernel_.third : kernel_.second;
 }
 
 void* DeviceLauncher::workspace(std::size_t bytes) {

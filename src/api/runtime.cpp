@@ -109,8 +109,10 @@ void Runtime::backward(const BackwardArgs& args, void* stream) {
         run_op(*impl_, variant, args, stream, launch_small);
         return;
     }
-    // 16-bit channel-first rows off 16-byte boundaries: a module of their own (backward_plan.hpp).
+    // 16-bit channel-first rows off 16-byte boundaries, and the channel-last calls of the tile
+    // kernel: modules of their own (backward_plan.hpp).
     variant.shifted_rows = launch::backward::takes_shifted_rows(variant, args);
+    variant.tiled = launch::backward::takes_tile(variant, args);
     // An empty x still defines dweight/dbias (zero, or unchanged with accumulate): the
     // launchers handle it, so there is no early return here.
     run_op(*impl_, variant, args, stream,

@@ -62,6 +62,7 @@ std::string family_template(const Variant& variant) {
             return last ? "fwd_channel_last.cu" : "fwd_channel_first.cu";
         case Op::bwd:
             if (variant.small_call) return "bwd_small.cu";   // either layout
+            if (variant.tiled) return "bwd_channel_last_tile.cu";
             return last ? "bwd_channel_last.cu" : "bwd_channel_first.cu";
         case Op::update: return "update.cu";
         case Op::varlen_fwd: return "varlen_fwd.cu";
@@ -105,20 +106,13 @@ ModuleKernel second_kernel(const Variant& variant) {
 }
 
 ModuleKernel third_kernel(const Variant& variant) {
-    if (variant.op != Op::bwd) return {"", ""};
-    const bool states = variant.initial_states || variant.final_states;
-    if (!variant.small_call && variant.layout == Layout::channel_last &&
-        CC1D_BWD_CL_TILE_KERNEL(variant.width, variant.seq_idx, states))
-        return {"_tile", "CC1D_ENTRY_TILE"};
     if (carries_vector_kernel(variant)) return {"_vectors", "CC1D_ENTRY_VECTORS"};
     return {"", ""};
 }
 
 bool splits_compile(const Variant& raw) {
     const Variant variant = raw.normalized();
-    if (variant.small_call) return false;
-    if (variant.op == Op::fwd) return variant.layout == Layout::channel_first;   // the staged kernel
-    return variant.op == Op::bwd && variant.layout == Layout::channel_last && *third_kernel(variant).suffix != 0;
+    return variant.op == Op::fwd && !variant.small_call && variant.layout == Layout::channel_first;   // the staged kernel
 }
 
 RenderedSource render_source(const Variant& raw, const std::string& backend) {
@@ -137,9 +131,7 @@ RenderedSource render_source(const Variant& raw, const std::string& backend) {
     out.text += template_text("params.h");
     out.text += template_text("common.h");
     out.text += template_text(family_template(variant));
-    if (!out.third_entry.empty())
-        out.text += template_text(variant.layout == Layout::channel_last ? "bwd_channel_last_tile.cu"
-                                                                         : "bwd_channel_first_vectors.cu");
+    if (!out.third_entry.empty()) out.text += template_text("bwd_channel_first_vectors.cu");
     return out;
 }
 

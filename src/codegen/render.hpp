@@ -36,18 +36,20 @@ struct ModuleKernel {
 };
 ModuleKernel second_kernel(const Variant& variant);
 
-// The third kernel of a variant's module, as second_kernel names it: the channel-last
-// backward's tile kernel ("_tile", CC1D_ENTRY_TILE, bwd_channel_last_tile.cu, appended to
-// the family's template) in the modules of CC1D_BWD_CL_TILE_KERNEL; empty for the rest.
+// The third kernel of a variant's module, as second_kernel names it: the channel-first
+// small-call backward's vector kernel in its two-vector form ("_vectors",
+// CC1D_ENTRY_VECTORS, bwd_channel_first_vectors.cu, appended to the family's template);
+// empty for the rest.
 ModuleKernel third_kernel(const Variant& variant);
 
 // Whether a variant's module holds two kernels of the main kernel's size, so that a cold
 // compile spent mostly in NVRTC's optimizer gets shorter on two threads: the channel-first
-// forward (main and staged kernel) and the channel-last backward with a tile kernel
-// (on a 2-core build host 0.47 s -> 0.32-0.40 s and 0.78-1.34 s -> 0.62-1.12 s,
+// forward (main and staged kernel; on a 2-core build host 0.47 s -> 0.32-0.40 s,
 // docs/perf.md entry 122).
 // Not modules whose second kernel is small (the reduce kernel: split, they compiled 10-15%
-// slower), nor the small-call backward ones (their code changed with the option).
+// slower), nor the small-call backward ones (their code changed with the option). The
+// channel-last backward's walk and tile kernel, which split from entry 122 to entry 151,
+// are modules of their own since (Variant::tiled).
 bool splits_compile(const Variant& variant);
 
 // backend: "cuda" or "hip".

@@ -128,6 +128,9 @@ std::vector<BenchCase> expand_case(const FieldReader& reader, const Json& object
         reader.fail(child_path(path, "shifted_rows"),
                     "a call takes the shifted-rows module by its rows (CC1D_DISABLE_SHIFTED_ROWS turns it off); only "
                     "precompile configs list shifted_rows");
+    if (std::find(variant.tiled.begin(), variant.tiled.end(), true) != variant.tiled.end())
+        reader.fail(child_path(path, "tiled"),
+                    "a call takes the tile kernel's module by its size and rows; only precompile configs list tiled");
     check_shape_fields(reader, object, path, variant.op);
     if (object.contains("seqlens")) base.seqlens = read_seqlens(reader, object, path);
 

@@ -79,7 +79,7 @@ const std::vector<std::string>& variant_field_names() {
     static const std::vector<std::string> names{
         "op", "layout", "width", "x_dtype", "weight_dtype", "activation", "bias",
         "seq_idx", "initial_states", "final_states", "deterministic", "cache_seqlens", "state_indices", "small_call",
-        "shifted_rows"};
+        "shifted_rows", "tiled"};
     return names;
 }
 
@@ -101,6 +101,7 @@ VariantChoices read_variant_choices(const FieldReader& reader, const Json& objec
     c.state_indices = field(reader, object, path, "state_indices", defaults.state_indices, read_flag);
     c.small_call = field(reader, object, path, "small_call", defaults.small_call, read_flag);
     c.shifted_rows = field(reader, object, path, "shifted_rows", defaults.shifted_rows, read_flag);
+    c.tiled = field(reader, object, path, "tiled", defaults.tiled, read_flag);
 
     check_flag_applies(reader, path, "seq_idx", c.seq_idx, true, c.op, {Op::fwd, Op::bwd});
     check_flag_applies(reader, path, "initial_states", c.initial_states, true, c.op, {Op::fwd, Op::bwd, Op::varlen_fwd});
@@ -110,6 +111,7 @@ VariantChoices read_variant_choices(const FieldReader& reader, const Json& objec
     check_flag_applies(reader, path, "state_indices", c.state_indices, true, c.op, {Op::update});
     check_flag_applies(reader, path, "small_call", c.small_call, true, c.op, {Op::fwd, Op::bwd});
     check_flag_applies(reader, path, "shifted_rows", c.shifted_rows, true, c.op, {Op::fwd, Op::bwd});
+    check_flag_applies(reader, path, "tiled", c.tiled, true, c.op, {Op::bwd});
     return c;
 }
 

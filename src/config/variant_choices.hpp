@@ -28,6 +28,8 @@ struct VariantChoices {
     std::vector<bool> small_call;   // fwd, bwd: the small-call module (precompile configs; a call picks it by its size)
     std::vector<bool> shifted_rows;   // fwd, bwd: the module of channel-first rows off 16-byte boundaries
                                       // (precompile configs; a call picks it by its rows)
+    std::vector<bool> tiled;   // bwd: the channel-last tile kernel's module (precompile configs; a call
+                               // picks it by its size and rows)
 };
 
 // Reads the variant fields of `object` (other keys are the caller's to check). A flag
@@ -58,6 +60,7 @@ void add_variant_axes(Expansion<Item>& expansion, const VariantChoices& c, Varia
     expansion.add_axis(c.state_indices, set(&Variant::state_indices));
     expansion.add_axis(c.small_call, set(&Variant::small_call));
     expansion.add_axis(c.shifted_rows, set(&Variant::shifted_rows));
+    expansion.add_axis(c.tiled, set(&Variant::tiled));
 }
 
 }  // namespace cc1d::config

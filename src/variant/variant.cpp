@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/fail.hpp"
+#include "params.h"
 
 namespace cc1d {
 namespace {
@@ -53,6 +54,9 @@ Variant Variant::normalized() const {
     const bool shifted_backward = v.op == Op::bwd && v.x_dtype != DType::fp32;
     const bool shifted_forward = v.op == Op::fwd && !v.seq_idx;
     if (v.layout != Layout::channel_first || v.small_call || !(shifted_backward || shifted_forward)) v.shifted_rows = false;
+    // The tile kernel's module: the channel-last backward's main kernels of these widths and features.
+    const bool tile_kernel = CC1D_BWD_CL_TILE_KERNEL(v.width, v.seq_idx, v.initial_states || v.final_states);
+    if (v.op != Op::bwd || v.layout != Layout::channel_last || v.small_call || !tile_kernel) v.tiled = false;
     if (v.op != Op::update) v.cache_seqlens = v.state_indices = false;
     // Update kernels read (B, D, T) with any unit stride; they have no layout of their own.
     if (v.op == Op::update) v.layout = Layout::channel_first;
@@ -70,7 +74,7 @@ std::uint32_t Variant::packed() const {
     put(static_cast<std::uint32_t>(v.weight_dtype), 2);
     put(static_cast<std::uint32_t>(v.activation), 1);
     for (bool flag : {v.bias, v.seq_idx, v.initial_states, v.final_states, v.deterministic, v.cache_seqlens,
-                      v.state_indices, v.small_call, v.shifted_rows})
+                      v.state_indices, v.small_call, v.shifted_rows, v.tiled})
         put(flag ? 1u : 0u, 1);
     return bits;
 }
@@ -86,6 +90,7 @@ std::string Variant::canonical() const {
     if (v.op == Op::bwd) text += fmt::format(",deterministic={}", int(v.deterministic));
     if (v.small_call) text += ",small_call=1";   // (only when set: the other texts stay as they were)
     if (v.shifted_rows) text += ",shifted_rows=1";   // (likewise)
+    if (v.tiled) text += ",tiled=1";                 // (likewise)
     if (v.op == Op::update)
         text += fmt::format(",cache_seqlens={},state_indices={}", int(v.cache_seqlens), int(v.state_indices));
     if (v.op == Op::varlen_fwd) text += fmt::format(",states={}", int(v.initial_states));
@@ -106,6 +111,7 @@ std::string Variant::entry_name() const {
     if (v.state_indices) name += "_indexed";
     if (v.small_call) name += "_small";
     if (v.shifted_rows) name += "_shifted";
+    if (v.tiled) name += "_tiled";
     return name;
 }
 
@@ -163,6 +169,8 @@ Variant Variant::parse(const std::string& text) {
             v.small_call = parse_bool(field, value);
         } else if (field == "shifted_rows") {
             v.shifted_rows = parse_bool(field, value);
+        } else if (field == "tiled") {
+            v.tiled = parse_bool(field, value);
         } else {
             fail(ErrorCode::invalid_argument, "variant text '{}': unknown field '{}'", text, field);
         }

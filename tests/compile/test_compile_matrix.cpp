@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <iostream>
@@ -59,12 +60,14 @@ struct Family {
     Layout layout;
     bool small_call = false;   // the small-call module (fwd_small.cu, bwd_small.cu)
     bool shifted_rows = false;   // the channel-first module of rows off 16-byte boundaries (bwd 16-bit, fwd)
+    bool tiled = false;          // the channel-last backward's tile kernel module (up to width 4)
 };
 const Family kFamilies[] = {{Op::fwd, Layout::channel_first},      {Op::fwd, Layout::channel_last},
                             {Op::fwd, Layout::channel_first, true}, {Op::fwd, Layout::channel_last, true},
                             {Op::bwd, Layout::channel_first},      {Op::bwd, Layout::channel_last},
                             {Op::bwd, Layout::channel_first, true}, {Op::bwd, Layout::channel_last, true},
                             {Op::bwd, Layout::channel_first, false, true}, {Op::fwd, Layout::channel_first, false, true},
+                            {Op::bwd, Layout::channel_last, false, false, true},
                             {Op::update, Layout::channel_first},   {Op::varlen_fwd, Layout::channel_first},
                             {Op::varlen_fwd, Layout::channel_last}};
 
@@ -87,6 +90,9 @@ std::vector<Variant> matrix(int width_stride, bool all_pairs) {
                     v.shifted_rows = f.shifted_rows;
                     if (f.shifted_rows && f.op == Op::fwd) v.seq_idx = false;   // (the forward's module has none)
                     if (f.shifted_rows && !v.normalized().shifted_rows) continue;   // (no such module: fp32 backward)
+                    v.tiled = f.tiled;
+                    if (f.tiled) v.seq_idx = v.initial_states = v.final_states = false;   // (the module has none)
+                    if (f.tiled && !v.normalized().tiled) continue;   // (no such module past width 4)
                     out.push_back(v.normalized());
                 }
         }
@@ -182,6 +188,9 @@ void run_matrix(std::unique_ptr<rtc::Compiler> (*open)(), const char* name, cons
     }
     auto variants = matrix(width_stride, all_pairs);
     for (const Variant& v : combination_paths()) variants.push_back(v);
+    // Every module kind is in the list (a family that normalizes away would compile nothing).
+    CHECK(std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return v.tiled; }) >= 3);
+    CHECK(std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return v.shifted_rows; }) >= 3);
     const auto outcome = compile_all(*compiler, variants, target);
     MESSAGE(std::string(name) << " " << target << ": " << outcome.compiled << " of " << variants.size() << " variants compiled");
     for (const auto& f : outcome.failures) FAIL_CHECK(f);

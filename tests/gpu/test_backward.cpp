@@ -144,9 +144,11 @@ std::vector<double> plus(const std::vector<double>& prior, const std::vector<dou
 // backward_workspace_size asks for, random contents (the zeroing and reduce launches must
 // not rely on them), starting 4 bytes past an allocation (the seq masks in it need 16-byte
 // alignment, which the call finds for itself). null_empty: every empty tensor comes with
-// null data, as frameworks may pass them. Returns whether the call took the small-call kernel (and so ran twice).
+// null data, as frameworks may pass them. `rt`: the Runtime to call (the test Runtime when
+// null). Returns whether the call took the small-call kernel (and so ran twice).
 bool run_backward_case(const BackwardVariant& v, const Run& r, std::uint32_t seed, bool caller_workspace = false,
-                       bool null_empty = false) {
+                       bool null_empty = false, Runtime* rt = nullptr) {
+    Runtime& runner = rt != nullptr ? *rt : runtime();
     std::mt19937 rng(seed);
     BackwardTensors t(v, r, rng);
     BackwardArgs args = t.args(v, r, true);
@@ -156,7 +158,7 @@ bool run_backward_case(const BackwardVariant& v, const Run& r, std::uint32_t see
             if (tensor->numel() == 0) tensor->data = nullptr;
     std::unique_ptr<TestTensor> workspace;
     if (caller_workspace) {
-        const std::size_t bytes = runtime().backward_workspace_size(args);
+        const std::size_t bytes = runner.backward_workspace_size(args);
         workspace = std::make_unique<TestTensor>(DType::fp32, std::vector<std::int64_t>{static_cast<std::int64_t>(bytes / 4 + 2)});
         workspace->fill_random(rng);
         args.workspace = static_cast<char*>(workspace->device_view().mutable_data()) + 4;
@@ -183,7 +185,7 @@ bool run_backward_case(const BackwardVariant& v, const Run& r, std::uint32_t see
                            : path == Path::no_vector_kernel ? "small-call vector kernel off"
                                                             : "main kernels (small-call kernel off)";
         INFO(name);
-        if (!call_ok([&] { runtime().backward(args); })) break;
+        if (!call_ok([&] { runner.backward(args); })) break;
         check_tensor("dx", t.dx, want.dx, tol);
         check_tensor("dweight", t.dweight, plus(t.prior_dweight, want.dweight), reduction);
         if (v.bias) check_tensor("dbias", t.dbias, plus(t.prior_dbias, want.dbias), reduction);
@@ -654,6 +656,33 @@ TEST_CASE("backward: channel-last calls of 2^24 to 2^27 elements, tile kernel an
         INFO(v.name(), " | ", r.name(), " | seed ", seed);
         run_backward_case(v, r, seed);
     }
+}
+
+TEST_CASE("backward: a channel-last call compiles only the module it runs, the tile kernel's or the walk's") {
+    // The tile kernel and the register walk are modules of their own (Variant::tiled): a
+    // call that takes one loads that one alone. A Runtime on a fresh cache folder: an fp32
+    // call of rows of whole 16-byte vectors (the tile kernel) compiles one module; a call of
+    // 1001 channels (the walk) one more; the first call again none, from memory.
+    MainBackwardKernelsOnly main_kernels;
+    gpu();
+    Runtime rt(RuntimeOptions{temporary_directory(), true, ""});
+    const BackwardVariant v{Layout::channel_last, {DType::fp32, DType::fp32}, 3, Activation::silu, true, false, false, false, true};
+    auto run = [&](std::int64_t D, std::uint64_t index) {
+        const Run r{2, D, 1024, view_kind(0, true), view_kind(0, true), view_kind(0, true), view_kind(0, false),
+                    true, false, false};
+        const std::uint32_t seed = case_seed(35, index);
+        INFO(v.name(), " | ", r.name(), " | seed ", seed);
+        run_backward_case(v, r, seed, false, false, &rt);
+        return rt.stats();
+    };
+    const Stats tile = run(1024, 0);
+    CHECK(tile.compiles == 1);
+    const Stats walk = run(1001, 1);
+    CHECK(walk.compiles == 2);
+    const Stats again = run(1024, 2);
+    CHECK(again.compiles == 2);
+    CHECK(again.memory_hits == walk.memory_hits + 1);
+    CHECK(again.launches > walk.launches);
 }
 
 TEST_CASE("backward: channel-last seq_idx with long sequences, batches inside one and across several") {

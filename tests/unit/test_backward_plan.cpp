@@ -280,6 +280,48 @@ TEST_CASE("channel-last backward plan: calls of up to 2^27 elements (fp32 2^25) 
     }
 }
 
+TEST_CASE("channel-last backward: the module a call loads (Variant::tiled) is the one its plan runs") {
+    // The Runtime sets Variant::tiled from takes_tile and loads that module, whose main
+    // kernel the launcher runs for the plan: the two rules must agree on every call, and
+    // the plan must not change with the flag.
+    struct Call {
+        DType dtype;
+        int width;
+        bool seq_idx;
+        std::int64_t batch, dim, seqlen;
+    };
+    const Call calls[] = {{DType::bf16, 4, false, 4, 4096, 512},    {DType::fp16, 2, false, 4, 5376, 4096},
+                          {DType::bf16, 4, false, 8, 5376, 4096},   {DType::fp32, 4, false, 8, 2048, 2048},
+                          {DType::fp32, 3, false, 4, 5376, 4096},   {DType::fp32, 4, false, 3, 1001, 777},
+                          {DType::bf16, 3, false, 3, 1001, 777},    {DType::bf16, 4, true, 4, 4096, 512},
+                          {DType::bf16, 5, false, 4, 4096, 512},    {DType::fp32, 1, false, 1, 1, 1}};
+    int tiled = 0;
+    for (const Call& c : calls) {
+        CAPTURE(to_string(c.dtype));
+        CAPTURE(c.width);
+        CAPTURE(c.seq_idx);
+        CAPTURE(c.dim);
+        Variant v = backward_variant(c.dtype);
+        v.width = c.width;
+        v.seq_idx = c.seq_idx;
+        const BackwardArgs args = shape_only_args(c.batch, c.dim, c.seqlen, c.dtype);
+        const backward::Plan plan = backward::plan_channel_last(v, args, kH200Multiprocessors);
+        CHECK(backward::takes_tile(v, args) == plan.tile);
+        Variant loaded = v;
+        loaded.tiled = backward::takes_tile(v, args);
+        CHECK(loaded.normalized().tiled == plan.tile);
+        const backward::Plan again = backward::plan_channel_last(loaded, args, kH200Multiprocessors);
+        CHECK(again.tile == plan.tile);
+        CHECK(again.parts == plan.parts);
+        CHECK(again.units_per_part == plan.units_per_part);
+        tiled += plan.tile;
+    }
+    CHECK(tiled == 5);
+    // Never for channel-first calls.
+    const Variant first = backward_variant(DType::bf16, Layout::channel_first);
+    CHECK_FALSE(backward::takes_tile(first, channel_first_args(4, 4096, 512, DType::bf16)));
+}
+
 TEST_CASE("channel-last backward plan: fp32 walks of 256 channel-steps where one wave of walks would be long") {
     // Where no tail comes: a kernel that holds more blocks an SM than the wave plans
     // (below: with 4, the tail comes instead).

@@ -47,45 +47,69 @@ TEST_CASE("backward and update sources name their second kernel; varlen has none
     CHECK(source.text.find("CC1D_ENTRY_REDUCE") == std::string::npos);
 }
 
-TEST_CASE("channel-last backward modules up to width 4 without seq_idx or states carry the tile kernel") {
+TEST_CASE("the channel-last backward's tile kernel is a module of its own, up to width 4 without seq_idx or states") {
     Variant v;
     v.op = Op::bwd;
     v.layout = Layout::channel_last;
     v.activation = Activation::silu;
     v.bias = true;
+    const std::string tile_text = codegen::template_text("bwd_channel_last_tile.cu");
+    const std::string walk_text = codegen::template_text("bwd_channel_last.cu");
     for (DType x : {DType::fp16, DType::bf16, DType::fp32})
         for (int width : {1, 4, 5}) {
             v.x_dtype = v.weight_dtype = x;
             v.width = width;
             CAPTURE(to_string(x));
             CAPTURE(width);
-            const auto source = codegen::render_source(v, "hip");
+            // The register walk's module: the walk and the reduce kernel, never the tile kernel.
+            v.tiled = false;
+            const auto walk = codegen::render_source(v, "hip");
+            CHECK(walk.text.find(walk_text) != std::string::npos);
+            CHECK(walk.text.find(tile_text) == std::string::npos);
+            CHECK(walk.third_entry.empty());
+            CHECK(walk.second_entry == v.entry_name() + "_reduce");
+            // The tile kernel's module where the variant has one: the tile kernel as the
+            // main entry, then the reduce kernel; elsewhere the flag goes (normalized).
+            v.tiled = true;
             const bool tiled = width <= 4;
-            CHECK(source.third_entry == (tiled ? v.entry_name() + "_tile" : ""));
-            CHECK((source.text.find("#define CC1D_ENTRY_TILE " + v.entry_name() + "_tile") != std::string::npos) == tiled);
-            CHECK((source.text.find("CC1D_ENTRY_TILE(cc1d_bwd_params p)") != std::string::npos) == tiled);
-            CHECK(source.second_entry == v.entry_name() + "_reduce");   // the reduce kernel both share
+            CHECK(v.normalized().tiled == tiled);
+            const auto tile = codegen::render_source(v, "hip");
+            CHECK((tile.text.find(tile_text) != std::string::npos) == tiled);
+            CHECK((tile.text.find(walk_text) == std::string::npos) == tiled);
+            CHECK(tile.entry == v.entry_name());
+            CHECK((tile.entry.find("_tiled") != std::string::npos) == tiled);
+            CHECK(tile.third_entry.empty());
+            CHECK(tile.second_entry == tile.entry + "_reduce");
+            CHECK(tile.text.find("#define CC1D_ENTRY " + tile.entry + "\n") != std::string::npos);
+            CHECK(tile.text.find("#define CC1D_ENTRY_REDUCE " + tile.second_entry + "\n") != std::string::npos);
+            if (tiled) CHECK(tile.entry != walk.entry);
+            else CHECK(tile.entry == walk.entry);
         }
-    // Not with seq_idx, states, in channel-first layout or as a small call.
+    // Not with seq_idx, states, in channel-first layout, as a small call, or forward.
     v.x_dtype = v.weight_dtype = DType::bf16;
     v.width = 4;
-    auto third = [](Variant variant) { return codegen::render_source(variant, "cuda").third_entry; };
+    v.tiled = true;
+    auto family = [](Variant variant) { return codegen::family_template(variant.normalized()); };
+    CHECK(family(v) == "bwd_channel_last_tile.cu");
     Variant seq = v;
     seq.seq_idx = true;
-    CHECK(third(seq).empty());
+    CHECK(family(seq) == "bwd_channel_last.cu");
     Variant init = v;
     init.initial_states = true;
-    CHECK(third(init).empty());
+    CHECK(family(init) == "bwd_channel_last.cu");
     Variant fin = v;
     fin.final_states = true;
-    CHECK(third(fin).empty());
+    CHECK(family(fin) == "bwd_channel_last.cu");
     Variant first = v;
     first.layout = Layout::channel_first;
-    CHECK(third(first).empty());
+    CHECK(family(first) == "bwd_channel_first.cu");
     Variant small = v;
     small.small_call = true;
-    CHECK(third(small).empty());
-    CHECK(third(v) == v.entry_name() + "_tile");
+    CHECK(family(small) == "bwd_small.cu");
+    Variant forward = v;
+    forward.op = Op::fwd;
+    CHECK(family(forward) == "fwd_channel_last.cu");
+    for (const Variant& other : {seq, init, fin, first, small, forward}) CHECK_FALSE(other.normalized().tiled);
 }
 
 TEST_CASE("a small-call backward variant is bwd_small.cu, either layout; other backward modules lack it") {
@@ -236,19 +260,21 @@ TEST_CASE("the channel-first forward, with and without seq_idx, has a cp.async-s
     CHECK_FALSE(has_second(other));
 }
 
-TEST_CASE("modules of two large kernels split their compile: the channel-first forward, the tiled channel-last backward") {
+TEST_CASE("modules of two large kernels split their compile: the channel-first forward") {
     auto parse = [](const std::string& text) { return Variant::parse(text); };
     for (const char* text : {"op=fwd,layout=channel_first,width=4,x=bf16,weight=bf16,act=silu,bias=1",
                              "op=fwd,layout=channel_first,width=2,x=fp32,weight=fp32",
-                             "op=fwd,layout=channel_first,width=4,x=fp16,weight=fp16,seq_idx=1",
-                             "op=bwd,layout=channel_last,width=4,x=bf16,weight=bf16,act=silu,bias=1",
-                             "op=bwd,layout=channel_last,width=2,x=fp32,weight=fp32"}) {
+                             "op=fwd,layout=channel_first,width=4,x=fp16,weight=fp16,seq_idx=1"}) {
         CAPTURE(text);
         CHECK(codegen::splits_compile(parse(text)));
         CHECK(codegen::render_source(parse(text), "cuda").split_compile);
     }
-    // One large kernel (a reduce kernel is small), or the small-call modules.
+    // One large kernel (a reduce kernel is small), or the small-call modules. The
+    // channel-last backward's walk and tile kernel are modules of their own.
     for (const char* text : {"op=fwd,layout=channel_last,width=4,x=bf16,weight=bf16",
+                             "op=bwd,layout=channel_last,width=4,x=bf16,weight=bf16,act=silu,bias=1",
+                             "op=bwd,layout=channel_last,width=4,x=bf16,weight=bf16,act=silu,bias=1,tiled=1",
+                             "op=bwd,layout=channel_last,width=2,x=fp32,weight=fp32,tiled=1",
                              "op=fwd,layout=channel_first,width=4,x=bf16,weight=bf16,small_call=1",
                              "op=bwd,layout=channel_first,width=4,x=bf16,weight=bf16,act=silu,bias=1",
                              "op=bwd,layout=channel_last,width=5,x=bf16,weight=bf16",

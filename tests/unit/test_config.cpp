@@ -92,8 +92,9 @@ TEST_CASE("the design's precompile example expands to every combination") {
           "width": [2, 3, 4], "x_dtype": ["fp32", "fp16", "bf16"], "weight_dtype": "same",
           "activation": ["none", "silu"], "bias": true } ] })");
     CHECK(config.targets == std::vector<std::string>{"sm_80", "sm_90", "gfx90a", "gfx942"});
-    // 72 fwd/bwd combinations, each also as its small-call module.
-    REQUIRE(config.variants.size() == 2 * (2 * 2 * 3 * 3 * 2));
+    // 72 fwd/bwd combinations, each also as its small-call module, and the 18 channel-last
+    // backwards as their tile kernel's module.
+    REQUIRE(config.variants.size() == 2 * (2 * 2 * 3 * 3 * 2) + 3 * 3 * 2);
     std::set<std::string> texts;
     for (const Variant& v : config.variants) {
         texts.insert(v.canonical());
@@ -109,6 +110,17 @@ TEST_CASE("the design's precompile example expands to every combination") {
     CHECK(config.variants[2].activation == Activation::silu);
     CHECK(config.variants.back().op == Op::bwd);
     CHECK(config.variants.back().small_call);
+    // The tiled axis comes after small_call: a channel-last backward's walk, its tile
+    // module, then its small-call module.
+    const auto tiled = std::find_if(config.variants.begin(), config.variants.end(), [](const Variant& v) { return v.tiled; });
+    REQUIRE(tiled != config.variants.end());
+    CHECK(tiled->canonical() ==
+          "op=bwd,layout=channel_last,width=2,x=fp32,weight=fp32,act=none,bias=1,seq_idx=0,initial_states=0,"
+          "final_states=0,deterministic=1,tiled=1");
+    CHECK_FALSE(tiled[-1].tiled);
+    CHECK(tiled[-1].layout == Layout::channel_last);
+    CHECK(tiled[1].small_call);
+    CHECK(std::count_if(config.variants.begin(), config.variants.end(), [](const Variant& v) { return v.tiled; }) == 18);
 }
 
 TEST_CASE("omitted fields take the Variant defaults; aliases are accepted") {
@@ -197,6 +209,25 @@ TEST_CASE("a feature flag that no listed op reads is an error") {
               "variants[0].small_call: small_call true applies to op fwd, bwd only"));
     CHECK(has(precompile_error(R"({"variants": [{"op": "update", "shifted_rows": true}]})"),
               "variants[0].shifted_rows: shifted_rows true applies to op fwd, bwd only"));
+    CHECK(has(precompile_error(R"({"variants": [{"op": "fwd", "layout": "channel_last", "tiled": true}]})"),
+              "variants[0].tiled: tiled true applies to op bwd only"));
+    // The tile kernel's module only where it exists (channel-last, up to width 4, without
+    // seq_idx or states); a set that does not name tiled fills both modules there, `false`
+    // keeps the register walk's only.
+    const auto tiled = precompile_from(
+        R"({"variants": [{"op": "bwd", "layout": ["channel_first", "channel_last"], "width": [4, 5], "seq_idx": [false, true], "small_call": false}]})")
+                           .variants;
+    REQUIRE(tiled.size() == 2 * 2 * 2 + 1);
+    const auto tile_module = std::find_if(tiled.begin(), tiled.end(), [](const Variant& s) { return s.tiled; });
+    REQUIRE(tile_module != tiled.end());
+    CHECK(tile_module->layout == Layout::channel_last);
+    CHECK(tile_module->width == 4);
+    CHECK_FALSE(tile_module->seq_idx);
+    CHECK(std::count_if(tiled.begin(), tiled.end(), [](const Variant& s) { return s.tiled; }) == 1);
+    const auto walk_only = precompile_from(
+        R"({"variants": [{"op": "bwd", "layout": "channel_last", "small_call": false, "tiled": false}]})").variants;
+    REQUIRE(walk_only.size() == 1);
+    CHECK_FALSE(walk_only[0].tiled);
     // The forward's shifted-rows module: every dtype, no seq_idx (the main module serves those).
     const auto forward_shifted = precompile_from(
         R"({"variants": [{"op": "fwd", "x_dtype": ["fp32", "bf16"], "seq_idx": [false, true], "small_call": false, "shifted_rows": true}]})")
@@ -336,6 +367,8 @@ TEST_CASE("bench config errors") {
               "cases[0].small_call: a call takes the small-call kernel by its size"));
     CHECK(has(bench_error(one_case(R"("op": "bwd", "batch": 1, "dim": 1, "seqlen": 8, "shifted_rows": true)")),
               "cases[0].shifted_rows: a call takes the shifted-rows module by its rows"));
+    CHECK(has(bench_error(one_case(R"("op": "bwd", "layout": "channel_last", "batch": 1, "dim": 1, "seqlen": 8, "tiled": true)")),
+              "cases[0].tiled: a call takes the tile kernel's module by its size and rows"));
     CHECK(has(bench_error(R"({"reps": 0, "cases": []})"), "cfg.json: reps: 0 is outside 1 to 100000"));
     CHECK(has(bench_error(R"({"graph_replay": 1, "cases": []})"),
               "cfg.json: graph_replay: expected true or false, got the number 1"));
@@ -384,10 +417,13 @@ TEST_CASE("the shipped configs load") {
     for (const Variant& v : mamba.variants) ops.insert(v.op);
     CHECK(ops.size() == 4);
     // 72 plain fwd/bwd + 63 Mamba-2 forwards + 9 Mamba-2 backwards + 36 updates + 72 varlen,
-    // each of the 36 + 63 forwards and 36 + 9 backwards also as its small-call module, and
-    // 12 16-bit channel-first backwards and 18 channel-first forwards as their shifted-rows
-    // module.
-    CHECK(mamba.variants.size() == 72 + 63 + 9 + 36 + 72 + 36 + 63 + 36 + 9 + 12 + 18);
+    // each of the 36 + 63 forwards and 36 + 9 backwards also as its small-call module, 12
+    // 16-bit channel-first backwards and 18 channel-first forwards as their shifted-rows
+    // module, and the 18 channel-last backwards without seq_idx as their tile kernel's.
+    CHECK(mamba.variants.size() == 72 + 63 + 9 + 36 + 72 + 36 + 63 + 36 + 9 + 12 + 18 + 18);
+    CHECK(std::count_if(mamba.variants.begin(), mamba.variants.end(), [](const Variant& v) {
+              return v.tiled && v.op == Op::bwd && v.layout == Layout::channel_last && !v.seq_idx;
+          }) == 18);
     CHECK(std::count_if(mamba.variants.begin(), mamba.variants.end(), [](const Variant& v) { return v.shifted_rows; }) == 12 + 18);
     CHECK(std::count_if(mamba.variants.begin(), mamba.variants.end(),
                         [](const Variant& v) { return v.shifted_rows && v.op == Op::fwd; }) == 18);

@@ -214,7 +214,7 @@ TEST_CASE("device launcher: resident blocks are the device's answer for the kern
     CHECK(call.device.queries[0].function == &main_kernel);
     CHECK(call.device.queries[0].threads == 128);
     CHECK(call.device.queries[0].shared == 512);
-    CHECK(call.launcher.resident_blocks(launch::Kernel::tile, kBlock, 0) == 0);   // (no third kernel)
+    CHECK(call.launcher.resident_blocks(launch::Kernel::vectors, kBlock, 0) == 0);   // (no third kernel)
     CHECK(call.device.queries.size() == 1);
 }
 

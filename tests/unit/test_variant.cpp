@@ -44,7 +44,7 @@ TEST_CASE("every distinct variant gets a distinct key, entry name and packed num
         for (Layout layout : {Layout::channel_first, Layout::channel_last})
             for (int width : {1, 2, 16})
                 for (DType x : {DType::fp32, DType::fp16, DType::bf16})
-                    for (int flags = 0; flags < 256; ++flags) {
+                    for (int flags = 0; flags < 512; ++flags) {
                         Variant v;
                         v.op = op;
                         v.layout = layout;
@@ -59,6 +59,7 @@ TEST_CASE("every distinct variant gets a distinct key, entry name and packed num
                         v.cache_seqlens = flags & 32;
                         v.small_call = flags & 64;
                         v.shifted_rows = flags & 128;
+                        v.tiled = flags & 256;
                         const std::string text = v.canonical();
                         if (!texts.insert(text).second) continue;   // normalized duplicate
                         ++count;
@@ -117,6 +118,54 @@ TEST_CASE("the shifted-rows module of the channel-first forward: every dtype, wi
     Variant small = v;
     small.small_call = true;
     CHECK_FALSE(small.normalized().shifted_rows);
+}
+
+TEST_CASE("the tile kernel's module: channel-last backward up to width 4 without seq_idx or states, named apart") {
+    Variant v;
+    v.op = Op::bwd;
+    v.layout = Layout::channel_last;
+    v.activation = Activation::silu;
+    v.tiled = true;
+    for (DType x : {DType::fp32, DType::fp16, DType::bf16})
+        for (int width : {1, 2, 3, 4}) {
+            v.x_dtype = v.weight_dtype = x;
+            v.width = width;
+            CHECK(v.normalized().tiled);
+            CHECK(v.canonical().find(",tiled=1") != std::string::npos);
+            CHECK(v.entry_name().substr(v.entry_name().size() - 6) == "_tiled");
+            const Variant back = Variant::parse(v.canonical());
+            CHECK(back.tiled);
+            CHECK(back == v);
+        }
+    Variant plain = v;
+    plain.tiled = false;
+    CHECK(plain.canonical().find("tiled") == std::string::npos);   // other texts as they were
+    CHECK(plain.entry_name().find("tiled") == std::string::npos);
+    CHECK(plain.packed() != v.packed());
+    // Reset where no such module exists: past width 4, seq_idx, either state, channel-first,
+    // the small-call module, other ops.
+    auto reset = [](Variant w) { return !w.normalized().tiled; };
+    Variant wide = v;
+    wide.width = 5;
+    CHECK(reset(wide));
+    Variant ids = v;
+    ids.seq_idx = true;
+    CHECK(reset(ids));
+    Variant init = v;
+    init.initial_states = true;
+    CHECK(reset(init));
+    Variant fin = v;
+    fin.final_states = true;
+    CHECK(reset(fin));
+    Variant first = v;
+    first.layout = Layout::channel_first;
+    CHECK(reset(first));
+    Variant small = v;
+    small.small_call = true;
+    CHECK(reset(small));
+    Variant forward = v;
+    forward.op = Op::fwd;
+    CHECK(reset(forward));
 }
 
 TEST_CASE("parse names the bad field") {

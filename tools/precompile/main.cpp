@@ -39,8 +39,8 @@ Translation") to FILE as CSV rows named by the kernel's source name. On a host w
 CUDA driver, NVRTC 13 also reuses code from the driver's compute cache
 (~/.nv/ComputeCache), so a kernel compiled before compiles in a fraction of the time;
 CUDA_CACHE_DISABLE=1 makes every compile cold. A module of two large kernels (the
-channel-first forward, the channel-last backward with its tile kernel) compiles on two
-threads on NVRTC 12.4+ (CC1D_COMPILE_THREADS=N sets the count, 1 keeps one a compile).
+channel-first forward with its staged kernel) compiles on two threads on NVRTC 12.4+
+(CC1D_COMPILE_THREADS=N sets the count, 1 keeps one a compile).
 
 Exit status: 0 when nothing failed, 1 when a compile failed, 2 bad arguments or config.
 )";

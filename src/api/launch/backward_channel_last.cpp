@@ -1,13 +1,13 @@
 // Host side of bwd_channel_last.cu: blocks of CC1D_BWD_CL_THREADS_X channel threads by
 // a few time threads; each thread walks one (batch, chunk) unit backward in time. Calls
-// of up to 2^27 elements (fp32: 2^25) of the modules that carry a tile kernel
-// (bwd_channel_last_tile.cu) run that instead (takes_tile).
+// of up to 2^27 elements (fp32: 2^25) of the variants that have a tile kernel run that
+// instead (takes_tile; bwd_channel_last_tile.cu, a module of its own: Variant::tiled).
 #include <algorithm>
 
 #include "api/launch/backward_plan.hpp"
 #include "api/launch/launch_util.hpp"
-#include "codegen/render.hpp"
 #include "common/env.hpp"
+#include "common/fail.hpp"
 
 namespace cc1d::launch {
 namespace backward {
@@ -77,16 +77,20 @@ std::int64_t fill_wave(std::int64_t chunk, std::int64_t seqlen, std::int64_t bat
 constexpr std::int64_t kTileMaxElements16Bit = std::int64_t(1) << 27;
 constexpr std::int64_t kTileMaxElementsFp32 = std::int64_t(1) << 25;
 
-// Whether a call takes the tile kernel: up to the limits above, in a module that has it;
-// fp32 only with rows of whole 16-byte vectors (element-staged, 3x1001x777 fp32 ran 64%
-// slower than the register walk, whose fp32 lanes load their channel's 4 bytes a step).
+}  // namespace
+
+// Up to the limits above, for the variants that have the kernel; fp32 only with rows of
+// whole 16-byte vectors (element-staged, 3x1001x777 fp32 ran 64% slower than the register
+// walk, whose fp32 lanes load their channel's 4 bytes a step).
 bool takes_tile(const Variant& variant, const BackwardArgs& args) {
-    if (*codegen::third_kernel(variant).suffix == 0) return false;
+    if (variant.layout != Layout::channel_last || !util::has_tiled_module(variant)) return false;
     const bool fp32 = dtype_size(variant.x_dtype) == 4;
     const std::int64_t limit = fp32 ? kTileMaxElementsFp32 : kTileMaxElements16Bit;
     if (args.x.numel() > limit) return false;
     return !fp32 || vector_rows(variant, args);
 }
+
+namespace {
 
 // Blocks an SM the tile plan fills, where the kernel holds CC1D_BWD_CL_TILE_BLOCKS_PER_SM:
 // in 16-bit a third of the wave, in longer walks. On an H100 (docs/perf.md, entries 143
@@ -277,6 +281,11 @@ void backward_channel_last(Launcher& launcher, const Variant& variant, const Bac
     const backward::Plan plan = backward::plan_channel_last(
         variant, args, launcher.multiprocessor_count(),
         [&launcher](device::Dim3 block, unsigned shared) { return launcher.resident_blocks(Kernel::main, block, shared); });
+    // The Runtime picks the module by the plan's rule (Variant::tiled from takes_tile), so
+    // the module's main kernel is the one the plan is for.
+    if (plan.tile != variant.normalized().tiled)
+        fail(ErrorCode::unsupported, "backward: the {} module was loaded for a call that takes the {} (an internal error)",
+             plan.tile ? "register walk's" : "tile kernel's", plan.tile ? "tile kernel" : "register walk");
     backward::run(launcher, variant, args, plan, backward::make_params(variant, args));
 }
 

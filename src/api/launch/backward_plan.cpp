@@ -226,9 +226,8 @@ void run(Launcher& launcher, const Variant& variant, const BackwardArgs& args, c
         grid.y = static_cast<unsigned>(plan.parts);
         launcher.launch_in_clusters(Kernel::main, grid, plan.block, plan.shared_bytes, &p, sizeof(p), grid.y);
     } else {
-        launcher.launch_overlapped(plan.tile ? Kernel::tile : Kernel::main,
-                                   util::flat_grid(plan.channel_groups * plan.parts), plan.block, plan.shared_bytes, &p,
-                                   sizeof(p));
+        launcher.launch_overlapped(Kernel::main, util::flat_grid(plan.channel_groups * plan.parts), plan.block,
+                                   plan.shared_bytes, &p, sizeof(p));
     }
     if (mode == CC1D_DW_PARTIAL_ROWS || mode == CC1D_DW_ATOMIC_PARTIAL) {
         set_reduce_split(p, sum_slices);

@@ -24,7 +24,7 @@ struct Plan {
     int ilp = 1;                       // channel-first: vectors per thread per tile
     bool stage_async = false;          // channel-first 16-bit: tiles staged by cp.async (where it can)
     std::int64_t seq_mask_stride = 0;  // channel-first with seq_idx: masks a row in the workspace (else 0)
-    bool tile = false;                 // channel-last: the module's tile kernel runs (else its main kernel)
+    bool tile = false;                 // channel-last: the tile kernel runs (the tiled module's; else the walk)
     bool cluster_sums = false;         // channel-first: a channel's parts run as one thread-block cluster,
                                        // which sums them (CC1D_DW_CLUSTER; sums_in_clusters)
     // Channel-last register walk: each row's tail, [tail_start, seqlen), in tail_tiles chunks
@@ -79,6 +79,12 @@ bool vector_rows(const Variant& variant, const BackwardArgs& args);
 // dx has unit stride along L and the call is not empty. CC1D_DISABLE_SHIFTED_ROWS=1
 // keeps such calls on the main module (element-by-element loads and stores).
 bool takes_shifted_rows(const Variant& variant, const BackwardArgs& args);
+
+// Whether a channel-last call runs the tile kernel (bwd_channel_last_tile.cu, the module of
+// Variant::tiled) rather than the register walk: calls of up to 2^27 elements (fp32: 2^25,
+// with rows of whole 16-byte vectors) of the variants that have it (up to width 4 without
+// seq_idx or states). plan_channel_last plans by it, the Runtime loads the module by it.
+bool takes_tile(const Variant& variant, const BackwardArgs& args);
 
 // Whether a channel-first call's tiles follow x's rows' own 16-byte boundaries: the
 // shifted-rows module without seq_idx, x of unit stride along L at whole-element

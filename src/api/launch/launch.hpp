@@ -16,9 +16,8 @@ namespace cc1d::launch {
 // partials, update's registers path, the channel-first forward's cp.async-staged kernel,
 // the packed prefill's sequence-finishing kernel (history outputs and slot write-back),
 // the channel-first small-call backward's vector kernel for one vector a thread; and a
-// third (codegen::third_kernel): the channel-last backward's tile kernel, the
-// channel-first small-call backward's vector kernel.
-enum class Kernel { main = 0, reduce = 1, registers = 1, staged = 1, finish = 1, vectors_one = 1, tile = 2, vectors = 2 };
+// third (codegen::third_kernel): the channel-first small-call backward's vector kernel.
+enum class Kernel { main = 0, reduce = 1, registers = 1, staged = 1, finish = 1, vectors_one = 1, vectors = 2 };
 
 class Launcher {
 public:

@@ -74,6 +74,14 @@ inline bool has_shifted_rows_module(const Variant& variant) {
     return shifted.normalized().shifted_rows;
 }
 
+// True when the variant has a module of the channel-last backward's tile kernel
+// (Variant::tiled survives normalized(): up to width 4 without seq_idx or states).
+inline bool has_tiled_module(const Variant& variant) {
+    Variant tiled = variant;
+    tiled.tiled = true;
+    return tiled.normalized().tiled;
+}
+
 // True when seq_idx is given and its rows can be read as 16-byte vectors of 4 ids.
 inline bool seq_vectorizable(const Tensor& seq) { return seq.present() && rows_vectorizable(seq, 1); }
 
