@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <set>
+#include <utility>
 
 #include "variant/variant.hpp"
 
@@ -142,30 +143,22 @@ TEST_CASE("the tile kernel's module: channel-last backward up to width 4 without
     CHECK(plain.canonical().find("tiled") == std::string::npos);   // other texts as they were
     CHECK(plain.entry_name().find("tiled") == std::string::npos);
     CHECK(plain.packed() != v.packed());
-    // Reset where no such module exists: past width 4, seq_idx, either state, channel-first,
-    // the small-call module, other ops.
-    auto reset = [](Variant w) { return !w.normalized().tiled; };
-    Variant wide = v;
-    wide.width = 5;
-    CHECK(reset(wide));
-    Variant ids = v;
-    ids.seq_idx = true;
-    CHECK(reset(ids));
-    Variant init = v;
-    init.initial_states = true;
-    CHECK(reset(init));
-    Variant fin = v;
-    fin.final_states = true;
-    CHECK(reset(fin));
-    Variant first = v;
-    first.layout = Layout::channel_first;
-    CHECK(reset(first));
-    Variant small = v;
-    small.small_call = true;
-    CHECK(reset(small));
-    Variant forward = v;
-    forward.op = Op::fwd;
-    CHECK(reset(forward));
+    // Reset where no such module exists.
+    using Change = void (*)(Variant&);
+    const std::pair<const char*, Change> elsewhere[] = {
+        {"width 5", [](Variant& w) { w.width = 5; }},
+        {"seq_idx", [](Variant& w) { w.seq_idx = true; }},
+        {"initial_states", [](Variant& w) { w.initial_states = true; }},
+        {"final_states", [](Variant& w) { w.final_states = true; }},
+        {"channel-first", [](Variant& w) { w.layout = Layout::channel_first; }},
+        {"small call", [](Variant& w) { w.small_call = true; }},
+        {"forward", [](Variant& w) { w.op = Op::fwd; }}};
+    for (const auto& [name, change] : elsewhere) {
+        CAPTURE(name);
+        Variant w = v;
+        change(w);
+        CHECK_FALSE(w.normalized().tiled);
+    }
 }
 
 TEST_CASE("parse names the bad field") {
