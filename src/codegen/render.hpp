@@ -48,8 +48,8 @@ ModuleKernel third_kernel(const Variant& variant);
 // docs/perf.md entry 122).
 // Not modules whose second kernel is small (the reduce kernel: split, they compiled 10-15%
 // slower), nor the small-call backward ones (their code changed with the option). The
-// channel-last backward's walk and tile kernel, which split from entry 122 to entry 151,
-// are modules of their own since (Variant::tiled).
+// channel-last backward's walk and tile kernel shared a split module from entry 122 until
+// entry 151 gave each a module of its own (Variant::tiled).
 bool splits_compile(const Variant& variant);
 
 // backend: "cuda" or "hip".
