@@ -3,7 +3,8 @@
 // kernel of every call is a plain launch, whatever the family asks. Checked against a
 // device that records launches, for the launcher alone and for whole backward calls in
 // each of their reduction modes. Also: the occupancy query the channel-last backward
-// makes before it takes a tail of short walks, and launches in thread-block clusters.
+// makes before it takes a tail of short walks, launches in thread-block clusters, and the
+// channel-last backward's launches from the tile kernel's module (Variant::tiled).
 #include <doctest/doctest.h>
 
 #include <string>
@@ -255,5 +256,58 @@ TEST_CASE("channel-last backward call: a tail only where the kernel holds no mor
         REQUIRE_FALSE(call.device.launches.empty());
         CHECK(call.device.launches[0].function == &main_kernel);
         if (c.main_blocks != 0) CHECK(call.device.launches[0].blocks == c.main_blocks);
+    }
+}
+
+TEST_CASE("channel-last backward call: the tile kernel's module launches its main kernel, then its reduce kernel") {
+    // 4 x 4096 x 512 bf16, width 4 with SiLU (a call the tile kernel takes): on 132
+    // multiprocessors 64 channel groups x 4 parts (backward_channel_last.cpp). Its module
+    // (Variant::tiled) holds the tile kernel as the main entry and the reduce kernel as the
+    // second; the register walk's module is never asked for, and a module that does not
+    // match the call's plan is refused before anything is launched.
+    Variant variant;
+    variant.op = Op::bwd;
+    variant.layout = Layout::channel_last;
+    variant.width = 4;
+    variant.x_dtype = variant.weight_dtype = DType::bf16;
+    variant.activation = Activation::silu;
+    variant.deterministic = true;
+    BackwardArgs args;
+    args.x = args.dout = args.dx = Tensor(nullptr, DType::bf16, {4, 4096, 512}, {4096 * 512, 1, 4096});
+    args.weight = args.dweight = Tensor(nullptr, DType::bf16, {4096, 4}, {4, 1});
+    REQUIRE(launch::backward::takes_tile(variant, args));
+    {
+        Variant tiled = variant;
+        tiled.tiled = true;
+        Call call(true);
+        launch::backward_channel_last(call.launcher, tiled, args);
+        REQUIRE(call.device.launches.size() == 2);
+        CHECK(call.device.launches[0].function == &main_kernel);
+        CHECK(call.device.launches[0].blocks == 64u * 4u);
+        CHECK_FALSE(call.device.launches[0].overlapped);
+        CHECK(call.device.launches[1].function == &second_kernel);
+        CHECK(call.device.launches[1].overlapped);
+        CHECK(call.device.queries.empty());   // (the walk's tail rule never asks)
+    }
+    {
+        Call call(true);   // the walk's module for a call the tile kernel takes
+        CHECK_THROWS_WITH_AS(launch::backward_channel_last(call.launcher, variant, args),
+                             doctest::Contains("the register walk's module was loaded for a call that takes the tile kernel"),
+                             Error);
+        CHECK(call.device.launches.empty());
+    }
+    {
+        // 8 x 5376 x 4096 (past 2^27 elements) walks registers: the tiled module is refused.
+        BackwardArgs large = args;
+        large.x = large.dout = large.dx = Tensor(nullptr, DType::bf16, {8, 5376, 4096}, {5376 * 4096, 1, 5376});
+        large.weight = large.dweight = Tensor(nullptr, DType::bf16, {5376, 4}, {4, 1});
+        REQUIRE_FALSE(launch::backward::takes_tile(variant, large));
+        Variant tiled = variant;
+        tiled.tiled = true;
+        Call call(true);
+        CHECK_THROWS_WITH_AS(launch::backward_channel_last(call.launcher, tiled, large),
+                             doctest::Contains("the tile kernel's module was loaded for a call that takes the register walk"),
+                             Error);
+        CHECK(call.device.launches.empty());
     }
 }
