@@ -82,6 +82,26 @@ struct Call {
 
 const device::Dim3 kGrid{4, 1, 1}, kBlock{128, 1, 1};
 
+// A channel-last backward variant of width 4 with SiLU, deterministic.
+Variant channel_last_backward(DType dtype) {
+    Variant variant;
+    variant.op = Op::bwd;
+    variant.layout = Layout::channel_last;
+    variant.width = 4;
+    variant.x_dtype = variant.weight_dtype = dtype;
+    variant.activation = Activation::silu;
+    variant.deterministic = true;
+    return variant;
+}
+
+// Its x, dout, dx (B, D, L stored channel-last) and weight, dweight; only shapes and strides.
+BackwardArgs channel_last_args(DType dtype, std::int64_t B, std::int64_t D, std::int64_t L) {
+    BackwardArgs args;
+    args.x = args.dout = args.dx = Tensor(nullptr, dtype, {B, D, L}, {D * L, 1, D});
+    args.weight = args.dweight = Tensor(nullptr, dtype, {D, 4}, {4, 1});
+    return args;
+}
+
 }  // namespace
 
 TEST_CASE("device launcher: the first kernel of a call is a plain launch, later ones overlap where asked") {
@@ -224,18 +244,10 @@ TEST_CASE("channel-last backward call: a tail only where the kernel holds no mor
     // groups x 33 parts of 320-step walks, planned for 4 blocks an SM; with its tail 54
     // parts (backward_channel_last.cpp). Only calls a tail would come to ask the device:
     // not 2 x 1001 x 2000, whose walks are shorter than a tail needs.
-    Variant variant;
-    variant.op = Op::bwd;
-    variant.layout = Layout::channel_last;
-    variant.width = 4;
-    variant.x_dtype = variant.weight_dtype = DType::fp32;
-    variant.activation = Activation::silu;
+    Variant variant = channel_last_backward(DType::fp32);
     variant.seq_idx = true;
-    variant.deterministic = true;
     auto args_of = [](std::int64_t L) {
-        BackwardArgs args;
-        args.x = args.dout = args.dx = Tensor(nullptr, DType::fp32, {2, 1001, L}, {1001 * L, 1, 1001});
-        args.weight = args.dweight = Tensor(nullptr, DType::fp32, {1001, 4}, {4, 1});
+        BackwardArgs args = channel_last_args(DType::fp32, 2, 1001, L);
         args.seq_idx = Tensor(nullptr, DType::int32, {2, L}, {L, 1});
         return args;
     };
@@ -265,16 +277,8 @@ TEST_CASE("channel-last backward call: the tile kernel's module launches its mai
     // (Variant::tiled) holds the tile kernel as the main entry and the reduce kernel as the
     // second; the register walk's module is never asked for, and a module that does not
     // match the call's plan is refused before anything is launched.
-    Variant variant;
-    variant.op = Op::bwd;
-    variant.layout = Layout::channel_last;
-    variant.width = 4;
-    variant.x_dtype = variant.weight_dtype = DType::bf16;
-    variant.activation = Activation::silu;
-    variant.deterministic = true;
-    BackwardArgs args;
-    args.x = args.dout = args.dx = Tensor(nullptr, DType::bf16, {4, 4096, 512}, {4096 * 512, 1, 4096});
-    args.weight = args.dweight = Tensor(nullptr, DType::bf16, {4096, 4}, {4, 1});
+    const Variant variant = channel_last_backward(DType::bf16);
+    const BackwardArgs args = channel_last_args(DType::bf16, 4, 4096, 512);
     REQUIRE(launch::backward::takes_tile(variant, args));
     {
         Variant tiled = variant;
@@ -298,9 +302,7 @@ TEST_CASE("channel-last backward call: the tile kernel's module launches its mai
     }
     {
         // 8 x 5376 x 4096 (past 2^27 elements) walks registers: the tiled module is refused.
-        BackwardArgs large = args;
-        large.x = large.dout = large.dx = Tensor(nullptr, DType::bf16, {8, 5376, 4096}, {5376 * 4096, 1, 5376});
-        large.weight = large.dweight = Tensor(nullptr, DType::bf16, {5376, 4}, {4, 1});
+        const BackwardArgs large = channel_last_args(DType::bf16, 8, 5376, 4096);
         REQUIRE_FALSE(launch::backward::takes_tile(variant, large));
         Variant tiled = variant;
         tiled.tiled = true;

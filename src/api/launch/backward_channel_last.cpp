@@ -83,7 +83,7 @@ constexpr std::int64_t kTileMaxElementsFp32 = std::int64_t(1) << 25;
 // whole 16-byte vectors (element-staged, 3x1001x777 fp32 ran 64% slower than the register
 // walk, whose fp32 lanes load their channel's 4 bytes a step).
 bool takes_tile(const Variant& variant, const BackwardArgs& args) {
-    if (variant.layout != Layout::channel_last || !util::has_tiled_module(variant)) return false;
+    if (!util::has_module(variant, &Variant::tiled)) return false;
     const bool fp32 = dtype_size(variant.x_dtype) == 4;
     const std::int64_t limit = fp32 ? kTileMaxElementsFp32 : kTileMaxElements16Bit;
     if (args.x.numel() > limit) return false;

@@ -75,7 +75,7 @@ bool vector_rows(const Variant& variant, const BackwardArgs& args) {
 }
 
 bool takes_shifted_rows(const Variant& variant, const BackwardArgs& args) {
-    if (!util::has_shifted_rows_module(variant) || args.x.numel() == 0 || vector_rows(variant, args)) return false;
+    if (!util::has_module(variant, &Variant::shifted_rows) || args.x.numel() == 0 || vector_rows(variant, args)) return false;
     const bool unit_rows = util::unit_stride(args.x, 2) || util::unit_stride(args.dout, 2) || util::unit_stride(args.dx, 2);
     return unit_rows && !env::flag("CC1D_DISABLE_SHIFTED_ROWS");
 }

@@ -78,7 +78,7 @@ bool aligned_rows(const ForwardArgs& args) {
 }  // namespace
 
 bool forward_takes_shifted_rows(const Variant& variant, const ForwardArgs& args) {
-    if (!util::has_shifted_rows_module(variant) || args.x.numel() == 0 || aligned_rows(args)) return false;
+    if (!util::has_module(variant, &Variant::shifted_rows) || args.x.numel() == 0 || aligned_rows(args)) return false;
     return rows_of_own_boundaries(args) && !env::flag("CC1D_DISABLE_SHIFTED_ROWS");
 }
 

@@ -65,21 +65,14 @@ inline bool element_aligned(const Tensor& t) {
     return reinterpret_cast<std::uintptr_t>(t.data) % dtype_size(t.dtype) == 0;
 }
 
-// True when the variant has a module of rows off 16-byte boundaries (Variant::shifted_rows
-// survives normalized(): the channel-first backward in 16-bit, the channel-first forward
-// without seq_idx).
-inline bool has_shifted_rows_module(const Variant& variant) {
-    Variant shifted = variant;
-    shifted.shifted_rows = true;
-    return shifted.normalized().shifted_rows;
-}
-
-// True when the variant has a module of the channel-last backward's tile kernel
-// (Variant::tiled survives normalized(): up to width 4 without seq_idx or states).
-inline bool has_tiled_module(const Variant& variant) {
-    Variant tiled = variant;
-    tiled.tiled = true;
-    return tiled.normalized().tiled;
+// True when the variant has the module a flag of its names: the flag, set, survives
+// normalized(). Variant::shifted_rows: rows off 16-byte boundaries (the channel-first
+// backward in 16-bit, the channel-first forward without seq_idx); Variant::tiled: the
+// channel-last backward's tile kernel (up to width 4 without seq_idx or states).
+inline bool has_module(const Variant& variant, bool Variant::*flag) {
+    Variant with = variant;
+    with.*flag = true;
+    return with.normalized().*flag;
 }
 
 // True when seq_idx is given and its rows can be read as 16-byte vectors of 4 ids.
