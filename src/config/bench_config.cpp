@@ -107,6 +107,14 @@ void check_case(const FieldReader& reader, const BenchCase& c, const std::string
         reader.fail(path, fmt::format("shape {} has {:.3g} elements; expected at most 2^40", c.shape_text(), elements));
 }
 
+// A module flag the runtime picks by the call (small_call, shifted_rows, tiled): a bench
+// case may not ask for it set, since its calls would not run that module.
+void reject_module_flag(const FieldReader& reader, const std::string& path, const char* key,
+                        const std::vector<bool>& choices, const char* why) {
+    if (std::find(choices.begin(), choices.end(), true) != choices.end())
+        reader.fail(child_path(path, key), fmt::format("{}; only precompile configs list {}", why, key));
+}
+
 std::vector<BenchCase> expand_case(const FieldReader& reader, const Json& object, const std::string& path,
                                    std::size_t index) {
     std::vector<std::string> known{"name"};
@@ -120,17 +128,12 @@ std::vector<BenchCase> expand_case(const FieldReader& reader, const Json& object
                                         : fmt::format("case{}", index);
     if (base.name.empty()) reader.fail(child_path(path, "name"), "expected a non-empty name");
     const VariantChoices variant = read_variant_choices(reader, object, path);
-    if (std::find(variant.small_call.begin(), variant.small_call.end(), true) != variant.small_call.end())
-        reader.fail(child_path(path, "small_call"),
-                    "a call takes the small-call kernel by its size (CC1D_DISABLE_SMALL_FORWARD and "
-                    "CC1D_DISABLE_SMALL_BACKWARD turn it off); only precompile configs list small_call");
-    if (std::find(variant.shifted_rows.begin(), variant.shifted_rows.end(), true) != variant.shifted_rows.end())
-        reader.fail(child_path(path, "shifted_rows"),
-                    "a call takes the shifted-rows module by its rows (CC1D_DISABLE_SHIFTED_ROWS turns it off); only "
-                    "precompile configs list shifted_rows");
-    if (std::find(variant.tiled.begin(), variant.tiled.end(), true) != variant.tiled.end())
-        reader.fail(child_path(path, "tiled"),
-                    "a call takes the tile kernel's module by its size and rows; only precompile configs list tiled");
+    reject_module_flag(reader, path, "small_call", variant.small_call,
+                       "a call takes the small-call kernel by its size (CC1D_DISABLE_SMALL_FORWARD and "
+                       "CC1D_DISABLE_SMALL_BACKWARD turn it off)");
+    reject_module_flag(reader, path, "shifted_rows", variant.shifted_rows,
+                       "a call takes the shifted-rows module by its rows (CC1D_DISABLE_SHIFTED_ROWS turns it off)");
+    reject_module_flag(reader, path, "tiled", variant.tiled, "a call takes the tile kernel's module by its size and rows");
     check_shape_fields(reader, object, path, variant.op);
     if (object.contains("seqlens")) base.seqlens = read_seqlens(reader, object, path);
 
