@@ -109,10 +109,11 @@ CC1D_DEVICE void bt_stage(const cc1d_bwd_params& p, const bt_unit& u, cc1d_i64 c
         const x_t* x = reinterpret_cast<const x_t*>(p.x) + u.b * p.x_stride_b + c0;
         const x_t* d = reinterpret_cast<const x_t*>(p.dout) + u.b * p.dout_stride_b + c0;
 #if CC1D_HAS_ASYNC_COPY
-        cc1d_copy_tile_rows_async<kBtXLoads, CC1D_BWD_CL_THREADS, kBtRowVecs, kBtXVecs>(buf, x, p.x_stride_l,
-                                                                                     u.t0 - kBtXLead, p.seqlen);
-        cc1d_copy_tile_rows_async<kBtDLoads, CC1D_BWD_CL_THREADS, kBtRowVecs, kBtDVecs>(buf + kBtXVecs, d, p.dout_stride_l,
-                                                                                     u.t0, p.seqlen);
+        // (every dtype in the hoisted form: fp32 too, docs/perf.md entry 152)
+        cc1d_copy_tile_rows_async<kBtXLoads, CC1D_BWD_CL_THREADS, kBtRowVecs, kBtXVecs, true>(buf, x, p.x_stride_l,
+                                                                                           u.t0 - kBtXLead, p.seqlen);
+        cc1d_copy_tile_rows_async<kBtDLoads, CC1D_BWD_CL_THREADS, kBtRowVecs, kBtDVecs, true>(
+            buf + kBtXVecs, d, p.dout_stride_l, u.t0, p.seqlen);
 #else
         bt_copy_rows<kBtXLoads, kBtXVecs>(buf, x, p.x_stride_l, u.t0 - kBtXLead, p.seqlen);
         bt_copy_rows<kBtDLoads, kBtDVecs>(buf + kBtXVecs, d, p.dout_stride_l, u.t0, p.seqlen);

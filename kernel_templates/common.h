@@ -801,16 +801,18 @@ CC1D_DEVICE unsigned int cc1d_flat_block() { return blockIdx.y * gridDim.x + blo
 // first_token + that row, from `row0` (the tile's first channel at token 0) with stride
 // stride_l; zeros for tokens outside [0, len). Thread tid takes vectors tid, tid + THREADS,
 // ... (LOADS of them); complete after cc1d_wait_async_copies.
-// 16-bit x: THREADS is a multiple of ROW_VECS, so a thread's vectors share one column and
-// lie THREADS / ROW_VECS rows apart: the 64-bit address and the token range are worked out
-// once, each copy then costs a pointer step and two 32-bit compares instead of ~30
-// instructions of 64-bit products and compares (a third of the 16-bit channel-last forward
-// tile kernel's instructions). fp32 x keeps the per-copy form: with this one its forward
-// ran 1-6% slower on an H200, for no reason found (docs/perf.md, entry 87).
-template <int LOADS, int THREADS, int ROW_VECS, int VECS>
+// HOISTED (16-bit x, and the channel-last backward's tiles in fp32 too): THREADS is a
+// multiple of ROW_VECS, so a thread's vectors share one column and lie THREADS / ROW_VECS
+// rows apart: the 64-bit address and the token range are worked out once, each copy then
+// costs a pointer step and two 32-bit compares instead of ~30 instructions of 64-bit
+// products and compares (a third of the 16-bit channel-last forward tile kernel's
+// instructions). The fp32 forward keeps the per-copy form: with this one it ran 1-6%
+// slower on an H200, for no reason found (docs/perf.md, entry 87); the fp32 backward tile
+// gained with it (entry 152).
+template <int LOADS, int THREADS, int ROW_VECS, int VECS, bool HOISTED = (sizeof(x_t) == 2)>
 CC1D_DEVICE void cc1d_copy_tile_rows_async(cc1d_vec16* tile, const x_t* row0, cc1d_i64 stride_l, cc1d_i64 first_token,
                                            cc1d_i64 len) {
-    if constexpr (sizeof(x_t) == 2) {
+    if constexpr (HOISTED) {
         static_assert(THREADS % ROW_VECS == 0, "a thread's vectors share one column");
         constexpr int kRowsApart = THREADS / ROW_VECS;
         constexpr int kSpan = LOADS * kRowsApart;   // rows from the thread's first to past its last
