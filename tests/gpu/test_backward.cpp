@@ -629,6 +629,34 @@ TEST_CASE("backward: channel-last calls below 2^24 elements, through the tile ke
     }
 }
 
+TEST_CASE("backward: channel-last fp32 rows of whole 16-byte vectors through the tile kernel") {
+    // fp32 calls take the tile kernel only with rows of whole 16-byte vectors (takes_tile):
+    // contiguous views, D a multiple of 4. Its copies (cc1d_copy_tile_rows_async in the
+    // hoisted form) stage tiles reaching before a row's start (the K rows before it: zeros)
+    // and past its end (partial last tiles, lengths 1 to 4099), channel groups of 32 with a
+    // partial last one (element staging beside vector tiles: 36, 68, 100, 200 channels);
+    // widths 1-4, both activations, deterministic and atomic, dweight fp32 or x's dtype,
+    // accumulate. Small enough for the sanitizers.
+    MainBackwardKernelsOnly main_kernels;   // the short calls here would take bwd_small.cu
+    struct Shape {
+        std::int64_t B, D, L;
+    };
+    const Shape shapes[] = {{2, 36, 1031}, {3, 64, 65}, {1, 100, 129}, {2, 32, 3},
+                            {4, 96, 1},    {1, 256, 4099}, {5, 68, 64}, {2, 200, 191}};
+    std::uint64_t index = 0;
+    for (const Shape& shape : shapes) {
+        const int turn = static_cast<int>(index);
+        const BackwardVariant v{Layout::channel_last, {DType::fp32, DType::fp32}, turn % 4 + 1,
+                                (turn / 2) % 2 ? Activation::silu : Activation::none, turn != 3, false, false, false,
+                                turn % 3 != 1};
+        const Run r{shape.B, shape.D, shape.L, view_kind(0, true), view_kind(0, true), view_kind(0, true),
+                    view_kind(0, false), turn % 2 == 0, turn % 3 == 2, false};
+        const std::uint32_t seed = case_seed(38, index++);
+        INFO(v.name(), " | ", r.name(), " | seed ", seed);
+        run_backward_case(v, r, seed);
+    }
+}
+
 TEST_CASE("backward: channel-last calls of 2^24 to 2^27 elements, tile kernel and register walk") {
     // The tile kernel runs up to 2^27 elements in 16-bit and 2^25 in fp32 (takes_tile), the
     // register walk past them; the unit plan tests say which call takes which.
