@@ -1,5 +1,5 @@
 # Entry 152's follow-up: each kernel of the fp32 backward calls on 8x2048x1024 alone under
-# Nsight Compute (serialized, caches flushed before each; 4 calls a case), on the build of
+# Nsight Compute (serialized, caches flushed before each; six calls a case), on the build of
 # entry 152 with ncu-precompile.json compiled into /tmp/tc (as .ab/h100-trace.sh did).
 sed 's/"warmup": 10, "reps": 40/"warmup": 1, "reps": 3/' docs/bench/entry152/ncu-config.json > /tmp/c.json
 CC1D_CACHE_DIR=/tmp/tc ncu --kernel-name regex:cc1d_bwd -c 60 \
