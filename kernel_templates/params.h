@@ -85,11 +85,12 @@
 #define CC1D_BWD_CF_VECTORS_KERNEL(width, seq_idx, states) ((width) <= 4 && !(seq_idx) && !(states))
 #define CC1D_BWD_CF_VECTOR_CHUNKS 2
 // The channel-first backward keeps g in registers (bwd_channel_first.cu's
-// BF_G_IN_REGISTERS) for 16-bit x with SiLU, without seq_idx, on rows at 16-byte
-// boundaries and with the K = width - 1 positions after a vector within the next one (8
-// in 16-bit); the host sizes the block's shared memory by the same rule.
+// BF_G_IN_REGISTERS) with SiLU, without seq_idx, on rows at 16-byte boundaries and with
+// the K = width - 1 positions after a vector within the next one (8 in 16-bit, 4 in fp32:
+// fp32 since docs/perf.md entry 153); the host sizes the block's shared memory by the same
+// rule.
 #define CC1D_BWD_CF_G_IN_REGISTERS(sixteen_bit, silu, seq_idx, shifted_rows, k) \
-    ((sixteen_bit) && (silu) && !(seq_idx) && !(shifted_rows) && (k) <= 8)
+    ((silu) && !(seq_idx) && !(shifted_rows) && (k) <= ((sixteen_bit) ? 8 : 4))
 #define CC1D_REDUCE_THREADS 256
 #define CC1D_REDUCE_BATCH 8       // backward reduce: rows a thread has in flight at once
 #define CC1D_REDUCE_MAX_SLICES 16 // ... and the most runs a block splits the rows into

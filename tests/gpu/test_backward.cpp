@@ -319,14 +319,15 @@ TEST_CASE("backward: channel-first 16-bit tiles staged both ways (CC1D_MEMORY_GB
     }
 }
 
-TEST_CASE("backward: channel-first 16-bit SiLU, g passed between lanes (warps own runs of vectors)") {
-    // 16-bit SiLU rows on 16-byte boundaries keep g in registers (bwd_channel_first.cu,
-    // BF_G_IN_REGISTERS): a lane's next K g come from the next lane, the next turn's first
-    // lane, the next warp's slot or the slot after the tile. The shapes give 1, 2 and 4
-    // vectors a thread, rows of one tile and of several (the last mostly past the row end,
-    // one ending inside a warp's turn), several parts a channel, and 64- and 128-thread
-    // blocks; widths 1 to 9 (K up to a vector), states and views (contiguous or padded by
-    // whole vectors, which stay on this path) rotated.
+TEST_CASE("backward: channel-first SiLU, g passed between lanes (warps own runs of vectors)") {
+    // SiLU rows on 16-byte boundaries keep g in registers (bwd_channel_first.cu,
+    // BF_G_IN_REGISTERS, while K is at most a vector: 16-bit up to width 9, fp32 up to 5):
+    // a lane's next K g come from the next lane, the next turn's first lane, the next
+    // warp's slot or the slot after the tile. The shapes give 1, 2 and 4 vectors a thread,
+    // rows of one tile and of several (the last mostly past the row end, one ending inside
+    // a warp's turn), several parts a channel, and 64- and 128-thread blocks; widths 1 to
+    // 9 (fp32 past width 5 keeps g in shared memory), dtypes, states and views (contiguous
+    // or padded by whole vectors, which stay on this path) rotated.
     struct Shape {
         std::int64_t B, D, L;
     };
@@ -337,9 +338,9 @@ TEST_CASE("backward: channel-first 16-bit SiLU, g passed between lanes (warps ow
     for (const auto& shape : shapes)
         for (int width : {1, 2, 3, 4, 5, 8, 9}) {
             const int turn = static_cast<int>(index);
-            const DType x = turn % 2 ? DType::fp16 : DType::bf16;
+            const DType x = turn % 3 == 0 ? DType::bf16 : (turn % 3 == 1 ? DType::fp16 : DType::fp32);
             const bool states = width > 1 && turn % 3 != 0;
-            BackwardVariant v{Layout::channel_first, {x, turn % 3 == 2 ? DType::fp32 : x}, width, Activation::silu,
+            BackwardVariant v{Layout::channel_first, {x, turn % 4 == 2 ? DType::fp32 : x}, width, Activation::silu,
                               turn % 4 != 3, false, states, states && turn % 2 == 0, turn % 5 != 4};
             const ViewOptions view = turn % 2 ? padded : ViewOptions{};
             const Run r{shape.B, shape.D, shape.L, view, turn % 3 == 1 ? padded : view, view, ViewOptions{},
