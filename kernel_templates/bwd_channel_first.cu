@@ -18,8 +18,8 @@
 //      after the tile get their g too (dx near the tile end needs g[t .. t+K]); -- barrier
 //   3. dx[t] = sum_k w[k] g[t+K-k] from the own g (registers) and the next K (shared
 //      memory), plus dfinal near the row end; tile 0 also writes dinitial_states.
-// 16-bit with SiLU keeps g in registers instead, phase 3 of each turn but a warp's last
-// following the next turn's phase 2 (BF_G_IN_REGISTERS, below).
+// With SiLU (no seq_idx, K within a vector) g stays in registers instead, phase 3 of
+// each turn but a warp's last following the next turn's phase 2 (BF_G_IN_REGISTERS, below).
 // fp32 without SiLU, g is dout itself: phase 2 writes no g, phase 3 reads the staged
 // dout, and the next unit stages its dout into a second buffer (BF_G_IS_DOUT).
 // With seq_idx the blocks read no ids: a masks kernel run first writes a mask per (b, t)
@@ -121,15 +121,16 @@ constexpr int kBfIlp = BF_OWN_BOUNDARIES ? CC1D_BWD_CF_OWN_ILP((int)sizeof(x_t))
 // conflicts). fp32 vectors are one quarter: one plane, positions in order.
 constexpr int kBfGPlanes = CC1D_VEC / 4;
 constexpr int kBfGAfterVecs = (kBfGPad + CC1D_VEC - 1) / CC1D_VEC;   // vectors after the tile with g (dx reads)
-// 16-bit with SiLU (no seq_idx, rows on 16-byte boundaries, K <= VEC): g stays in
-// registers, the planes above are not kept. Warps own contiguous runs of vectors
-// (bf_run_vector), so the first K g after a lane's vector are the next lane's, taken by a
-// shuffle in the same turn (the last lane takes the next turn's first lane's); only a
-// warp's first K g cross warps, through a slot a warp (bf_g_slot) read after the barrier
-// the planes needed anyway. Each turn's dx then follows the next turn's g, and only a
-// warp's last turn waits for the barrier. The planes took 16 KiB of a 4x5376x4096 block's
-// 33, which held the kernel, issue-bound, to 22.5 warps an SM (docs/perf.md, entries
-// 131-132).
+// With SiLU (no seq_idx, rows on 16-byte boundaries, K <= VEC): g stays in registers,
+// the planes above are not kept. Warps own contiguous runs of vectors (bf_run_vector), so
+// the first K g after a lane's vector are the next lane's, taken by a shuffle in the same
+// turn (the last lane takes the next turn's first lane's); only a warp's first K g cross
+// warps, through a slot a warp (bf_g_slot) read after the barrier the planes needed
+// anyway. Each turn's dx then follows the next turn's g, and only a warp's last turn
+// waits for the barrier. In 16-bit the planes took 16 KiB of a 4x5376x4096 block's 33,
+// which held the kernel, issue-bound, to 22.5 warps an SM (docs/perf.md, entries
+// 131-132); fp32 since entry 153 (on an H100 4x4096x512 8% faster, 8x2048x1024 even,
+// 4x256x4096 1% slower).
 #define BF_G_IN_REGISTERS \
     CC1D_BWD_CF_G_IN_REGISTERS(CC1D_X_DTYPE != 0, CC1D_SILU, CC1D_HAS_SEQ_IDX, CC1D_SHIFTED_ROWS, CC1D_K)
 // 16-bit tiles start at a 128-byte boundary of shared memory, and so do their dout
