@@ -808,7 +808,8 @@ CC1D_DEVICE unsigned int cc1d_flat_block() { return blockIdx.y * gridDim.x + blo
 // products and compares (a third of the 16-bit channel-last forward tile kernel's
 // instructions). The fp32 forward keeps the per-copy form: with this one it ran 1-6%
 // slower on an H200, for no reason found (docs/perf.md, entry 87); the fp32 backward tile
-// gained with it (entry 152).
+// takes it (entry 152: on an H100 0.8-1.1% faster on calls of 2^22-2^23 elements, even on
+// larger ones).
 template <int LOADS, int THREADS, int ROW_VECS, int VECS, bool HOISTED = (sizeof(x_t) == 2)>
 CC1D_DEVICE void cc1d_copy_tile_rows_async(cc1d_vec16* tile, const x_t* row0, cc1d_i64 stride_l, cc1d_i64 first_token,
                                            cc1d_i64 len) {
