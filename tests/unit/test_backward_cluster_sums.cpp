@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "api/launch/backward_plan.hpp"
+#include "support/backward_variants.hpp"
 #include "support/fake_tensors.hpp"
 #include "support/recording_launcher.hpp"
 #include "params.h"
@@ -19,13 +20,7 @@ using namespace cc1d::launch;
 namespace {
 
 Variant channel_first_variant(DType dtype, bool deterministic, bool seq_idx = false) {
-    Variant v;
-    v.op = Op::bwd;
-    v.layout = Layout::channel_first;
-    v.width = 4;
-    v.x_dtype = v.weight_dtype = dtype;
-    v.activation = Activation::silu;
-    v.bias = true;
+    Variant v = test::silu_backward(dtype, Layout::channel_first);
     v.deterministic = deterministic;
     v.seq_idx = seq_idx;
     return v;

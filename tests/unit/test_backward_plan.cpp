@@ -17,23 +17,13 @@
 #include <doctest/doctest.h>
 
 #include "api/launch/backward_plan.hpp"
+#include "support/backward_variants.hpp"
 #include "support/scoped_env.hpp"
 
 using namespace cc1d;
 using namespace cc1d::launch;
 
 namespace {
-
-Variant backward_variant(DType dtype, Layout layout = Layout::channel_last) {
-    Variant v;
-    v.op = Op::bwd;
-    v.layout = layout;
-    v.width = 4;
-    v.x_dtype = v.weight_dtype = dtype;
-    v.activation = Activation::silu;
-    v.bias = true;
-    return v;
-}
 
 // Only shapes matter to a plan: x (B, D, L), channel-last strides.
 BackwardArgs shape_only_args(std::int64_t batch, std::int64_t dim, std::int64_t seqlen, DType dtype) {
@@ -86,7 +76,7 @@ std::int64_t wave_of(const backward::Plan& plan, DType dtype) {
 // A variant whose calls always take the register walk: 16-bit with seq_idx keeps the
 // walk's 4 channels a thread (and its plan) at width 4.
 Variant register_walk_variant(DType dtype) {
-    Variant v = backward_variant(dtype);
+    Variant v = test::silu_backward(dtype);
     v.seq_idx = true;
     return v;
 }
@@ -109,7 +99,7 @@ TEST_CASE("channel-last backward plan: one wave, nearly full, every step covered
         CAPTURE(s.batch);
         CAPTURE(s.dim);
         CAPTURE(s.seqlen);
-        Variant v = backward_variant(s.dtype);
+        Variant v = test::silu_backward(s.dtype);
         v.seq_idx = s.seq_idx;
         const backward::Plan plan =
             backward::plan_channel_last(v, shape_only_args(s.batch, s.dim, s.seqlen, s.dtype), kH200Multiprocessors);
@@ -123,7 +113,7 @@ TEST_CASE("channel-last backward plan: one wave, nearly full, every step covered
     CHECK(blocks_of(wide) == 378);
     CHECK(wide.tile_len == 456);
     // fp32 with seq_idx (2 channels a thread, 84 groups, 4 blocks): 504 of 528, then the tail.
-    Variant fp32_seq = backward_variant(DType::fp32);
+    Variant fp32_seq = test::silu_backward(DType::fp32);
     fp32_seq.seq_idx = true;
     const backward::Plan wide32 =
         backward::plan_channel_last(fp32_seq, shape_only_args(4, 5376, 4096, DType::fp32), kH200Multiprocessors);
@@ -149,7 +139,7 @@ TEST_CASE("channel-last backward plan: 16-bit x in waves of 3 blocks, fp32 in wa
         for (const bool seq_idx : {false, true}) {
             for (const DType dtype : {DType::bf16, DType::fp32}) {
                 if (dtype == DType::fp32 && !seq_idx) continue;   // several waves of short walks (below)
-                Variant v = backward_variant(dtype);
+                Variant v = test::silu_backward(dtype);
                 v.width = width;
                 v.seq_idx = seq_idx;
                 CAPTURE(width);
@@ -191,7 +181,7 @@ TEST_CASE("channel-last backward plan: calls of up to 2^27 elements (fp32 2^25) 
     for (const DType dtype : {DType::fp16, DType::bf16}) {
         for (const int width : {1, 2, 3, 4}) {
             for (const bool silu : {false, true}) {
-                Variant v = backward_variant(dtype);
+                Variant v = test::silu_backward(dtype);
                 v.width = width;
                 v.activation = silu ? Activation::silu : Activation::none;
                 CAPTURE(to_string(dtype));
@@ -224,7 +214,7 @@ TEST_CASE("channel-last backward plan: calls of up to 2^27 elements (fp32 2^25) 
     }
     // fp32: tiles of 32 channels, but only for rows of whole 16-byte vectors (an x of 1001
     // channels, or a dx view starting 4 bytes into its buffer, keeps the register walk).
-    const Variant fp32 = backward_variant(DType::fp32);
+    const Variant fp32 = test::silu_backward(DType::fp32);
     const backward::Plan plan32 = plan_of(fp32, 4, 4096, 512);
     CHECK(plan32.tile);
     CHECK(plan32.channel_groups == 4096 / CC1D_BWD_CL_TILE_CHANNELS(4));
@@ -250,18 +240,18 @@ TEST_CASE("channel-last backward plan: calls of up to 2^27 elements (fp32 2^25) 
     BackwardArgs shifted = shape_only_args(4, 256, 512, DType::fp32);
     shifted.dx = Tensor(reinterpret_cast<void*>(std::uintptr_t(4)), DType::fp32, {4, 256, 512}, {256 * 512, 1, 256});
     CHECK_FALSE(backward::plan_channel_last(fp32, shifted, kH200Multiprocessors).tile);
-    CHECK(plan_of(backward_variant(DType::bf16), 3, 1001, 777).tile);   // 16-bit: either way
+    CHECK(plan_of(test::silu_backward(DType::bf16), 3, 1001, 777).tile);   // 16-bit: either way
     // Not for seq_idx, states or widths past 4, at any size.
-    Variant seq = backward_variant(DType::bf16);
+    Variant seq = test::silu_backward(DType::bf16);
     seq.seq_idx = true;
     CHECK_FALSE(plan_of(seq, 4, 256, 512).tile);
-    Variant init = backward_variant(DType::bf16);
+    Variant init = test::silu_backward(DType::bf16);
     init.initial_states = true;
     CHECK_FALSE(plan_of(init, 4, 256, 512).tile);
-    Variant fin = backward_variant(DType::bf16);
+    Variant fin = test::silu_backward(DType::bf16);
     fin.final_states = true;
     CHECK_FALSE(plan_of(fin, 4, 256, 512).tile);
-    Variant wide = backward_variant(DType::bf16);
+    Variant wide = test::silu_backward(DType::bf16);
     wide.width = 5;
     CHECK_FALSE(plan_of(wide, 4, 256, 512).tile);
     // Every step and unit covered, one wave at most, for odd shapes.
@@ -270,7 +260,7 @@ TEST_CASE("channel-last backward plan: calls of up to 2^27 elements (fp32 2^25) 
         CAPTURE(s[0]);
         CAPTURE(s[1]);
         CAPTURE(s[2]);
-        const backward::Plan plan = plan_of(backward_variant(DType::bf16), s[0], s[1], s[2]);
+        const backward::Plan plan = plan_of(test::silu_backward(DType::bf16), s[0], s[1], s[2]);
         CHECK(plan.tile);
         CHECK(plan.tiles * plan.tile_len >= s[2]);
         CHECK((plan.tiles - 1) * plan.tile_len < s[2]);
@@ -301,7 +291,7 @@ TEST_CASE("channel-last backward: the module a call loads (Variant::tiled) is th
         CAPTURE(c.width);
         CAPTURE(c.seq_idx);
         CAPTURE(c.dim);
-        Variant v = backward_variant(c.dtype);
+        Variant v = test::silu_backward(c.dtype);
         v.width = c.width;
         v.seq_idx = c.seq_idx;
         const BackwardArgs args = shape_only_args(c.batch, c.dim, c.seqlen, c.dtype);
@@ -318,7 +308,7 @@ TEST_CASE("channel-last backward: the module a call loads (Variant::tiled) is th
     }
     CHECK(tiled == 5);
     // Never for channel-first calls.
-    const Variant first = backward_variant(DType::bf16, Layout::channel_first);
+    const Variant first = test::silu_backward(DType::bf16, Layout::channel_first);
     CHECK_FALSE(backward::takes_tile(first, channel_first_args(4, 4096, 512, DType::bf16)));
 }
 
@@ -327,7 +317,7 @@ TEST_CASE("channel-last backward plan: fp32 walks of 256 channel-steps where one
     // (below: with 4, the tail comes instead).
     auto plan_of = [](int width, DType dtype, std::int64_t batch, std::int64_t dim, std::int64_t seqlen,
                       bool seq_idx = false, bool states = false, int resident = kMoreThanPlanned) {
-        Variant v = backward_variant(dtype);
+        Variant v = test::silu_backward(dtype);
         v.width = width;
         v.seq_idx = seq_idx;
         v.initial_states = v.final_states = states;
@@ -373,7 +363,7 @@ TEST_CASE("channel-last backward plan: fp32 walks of 256 channel-steps where one
 TEST_CASE("channel-last backward plan: a tail of 64-step walks after one wave of long ones, fp32 and widths 5-8") {
     auto plan_of = [](int width, DType dtype, std::int64_t batch, std::int64_t dim, std::int64_t seqlen, bool seq_idx,
                       int sm_count = kH200Multiprocessors, int resident = 0) {
-        Variant v = backward_variant(dtype);
+        Variant v = test::silu_backward(dtype);
         v.width = width;
         v.seq_idx = seq_idx;
         return backward::plan_channel_last(v, shape_only_args(batch, dim, seqlen, dtype), sm_count, resident);
@@ -440,7 +430,7 @@ TEST_CASE("channel-last backward plan: the workspace query covers the plan of ev
                 for (const auto& shape : std::vector<std::array<std::int64_t, 3>>{
                          {4, 5376, 4096}, {8, 5376, 8192}, {2, 4096, 8192}, {8, 2048, 2048}, {8, 2048, 1024},
                          {4, 256, 4096}, {1, 64, 100003}, {16, 96, 300}}) {
-                    Variant v = backward_variant(dtype);
+                    Variant v = test::silu_backward(dtype);
                     v.width = width;
                     v.seq_idx = seq_idx;
                     const BackwardArgs args = shape_only_args(shape[0], shape[1], shape[2], dtype);
@@ -465,7 +455,7 @@ TEST_CASE("channel-last backward plan: 16-bit calls get no fewer parts on more m
         std::int64_t previous = 0;
         for (int sms = 1; sms <= 1024; sms += 7) {
             const backward::Plan plan = backward::plan_channel_last(
-                backward_variant(DType::bf16), shape_only_args(s[0], s[1], s[2], DType::bf16), sms);
+                test::silu_backward(DType::bf16), shape_only_args(s[0], s[1], s[2], DType::bf16), sms);
             CAPTURE(sms);
             CHECK(plan.parts >= previous);
             previous = plan.parts;
@@ -480,7 +470,7 @@ TEST_CASE("channel-first backward plan: tiles within 48 KiB of shared memory, ev
                 for (const bool silu : {false, true})
                     for (const std::int64_t seqlen : {1, 129, 1024, 4096, 100000})
                         for (const bool fast_memory : {false, true}) {
-                            Variant v = backward_variant(dtype, Layout::channel_first);
+                            Variant v = test::silu_backward(dtype, Layout::channel_first);
                             v.width = width;
                             v.seq_idx = seq_idx;
                             v.final_states = seq_idx;
@@ -508,7 +498,7 @@ TEST_CASE("channel-first backward plan: tiles within 48 KiB of shared memory, ev
 }
 
 TEST_CASE("channel-first backward plan: fp32 walks of at most 4 units where the channels fill 3 waves") {
-    const Variant fp32 = backward_variant(DType::fp32, Layout::channel_first);
+    const Variant fp32 = test::silu_backward(DType::fp32, Layout::channel_first);
     // 4x5376x4096 fp32: 16 units a channel, 5376 channels >= 24 a multiprocessor: 4 parts of 4.
     const backward::Plan large =
         backward::plan_channel_first(fp32, channel_first_args(4, 5376, 4096, DType::fp32), kH200Multiprocessors, true);
@@ -520,7 +510,7 @@ TEST_CASE("channel-first backward plan: fp32 walks of at most 4 units where the 
     // 8x2048x1024 fp32 (under a wave) and 16-bit calls keep one part.
     CHECK(backward::plan_channel_first(fp32, channel_first_args(8, 2048, 1024, DType::fp32), kH200Multiprocessors, true)
               .parts == 1);
-    const Variant bf16 = backward_variant(DType::bf16, Layout::channel_first);
+    const Variant bf16 = test::silu_backward(DType::bf16, Layout::channel_first);
     CHECK(backward::plan_channel_first(bf16, channel_first_args(8, 5376, 8192, DType::bf16), kH200Multiprocessors, true)
               .parts == 1);
 }
@@ -531,7 +521,7 @@ TEST_CASE("channel-first backward plan: the workspace query covers the plan of e
             for (const auto& shape : std::vector<std::array<std::int64_t, 3>>{
                      {4, 5376, 4096}, {4, 256, 4096}, {16, 3, 4099}, {3, 4800, 2050}, {8, 2048, 1024}, {2, 20000, 777},
                      {8, 4, 4095}, {8, 4, 4100}}) {
-                Variant v = backward_variant(dtype, Layout::channel_first);
+                Variant v = test::silu_backward(dtype, Layout::channel_first);
                 v.seq_idx = seq_idx;
                 const BackwardArgs args = channel_first_args(shape[0], shape[1], shape[2], dtype);
                 const std::size_t query = launch::backward_workspace_bytes(v, args);
@@ -568,7 +558,7 @@ TEST_CASE("channel-first backward plan: the shifted-rows module's tiles follow x
     const std::uintptr_t aligned = 0x10000, off_by_one = 0x10002;
     for (DType dtype : {DType::bf16, DType::fp16}) {
         INFO(to_string(dtype));
-        const Variant main_module = backward_variant(dtype, Layout::channel_first);
+        const Variant main_module = test::silu_backward(dtype, Layout::channel_first);
         Variant v = main_module;
         v.shifted_rows = true;
         const BackwardArgs odd = args_of(dtype, 4, 5376, 4095, aligned, contiguous(5376, 4095));
@@ -646,7 +636,7 @@ TEST_CASE("channel-first backward plan: the shifted-rows module's tiles follow x
         CHECK(plan_of(v, 4100).tile_len == 4104);
     }
     // fp32 has no such module (normalized away).
-    Variant fp32 = backward_variant(DType::fp32, Layout::channel_first);
+    Variant fp32 = test::silu_backward(DType::fp32, Layout::channel_first);
     fp32.shifted_rows = true;
     CHECK_FALSE(backward::follows_own_boundaries(fp32, args_of(DType::fp32, 4, 256, 4095, aligned, contiguous(256, 4095))));
 }
@@ -659,7 +649,7 @@ TEST_CASE("channel-first backward plan: seq_idx puts a row of masks a batch in t
         for (const std::int64_t seqlen : {1, 16, 129, 4096}) {
             CAPTURE(width);
             CAPTURE(seqlen);
-            Variant v = backward_variant(DType::bf16, Layout::channel_first);
+            Variant v = test::silu_backward(DType::bf16, Layout::channel_first);
             v.width = width;
             v.seq_idx = true;
             const BackwardArgs args = channel_first_args(3, 64, seqlen, DType::bf16);
@@ -671,7 +661,7 @@ TEST_CASE("channel-first backward plan: seq_idx puts a row of masks a batch in t
             CHECK(backward::workspace_bytes(v, args, plan) ==
                   backward::workspace_bytes(v, args, without_masks) + 255 + 3 * plan.seq_mask_stride * mask_bytes);
         }
-    Variant plain = backward_variant(DType::bf16, Layout::channel_first);
+    Variant plain = test::silu_backward(DType::bf16, Layout::channel_first);
     CHECK(backward::plan_channel_first(plain, channel_first_args(3, 64, 129, DType::bf16), kH200Multiprocessors, true)
               .seq_mask_stride == 0);
     // 16-bit 4x5376x4096 with seq_idx: the masks leave room for the tile without seq_idx
@@ -684,7 +674,7 @@ TEST_CASE("channel-first backward plan: seq_idx puts a row of masks a batch in t
 }
 
 TEST_CASE("channel-first backward plan: the measured tile shapes") {
-    const Variant fp32 = backward_variant(DType::fp32, Layout::channel_first);
+    const Variant fp32 = test::silu_backward(DType::fp32, Layout::channel_first);
     // 8x2048x1024 fp32: two tiles of 64 threads a row (more blocks resident than 128-thread tiles).
     const backward::Plan mid =
         backward::plan_channel_first(fp32, channel_first_args(8, 2048, 1024, DType::fp32), kH200Multiprocessors, true);
@@ -700,7 +690,7 @@ TEST_CASE("channel-first backward plan: the measured tile shapes") {
     // without SiLU unless DRAM is fast. Rows of 1024 steps: 2 vectors, the same choice.
     for (Activation act : {Activation::silu, Activation::none})
         for (bool fast_memory : {false, true}) {
-            Variant bf16 = backward_variant(DType::bf16, Layout::channel_first);
+            Variant bf16 = test::silu_backward(DType::bf16, Layout::channel_first);
             bf16.activation = act;
             CAPTURE(to_string(act));
             CAPTURE(fast_memory);
@@ -734,7 +724,7 @@ TEST_CASE("channel-first backward plan: 16-bit SiLU keeps g in registers, a slot
     // rest of the layout, and the tile, are those of the same call without SiLU.
     for (DType dtype : {DType::bf16, DType::fp16}) {
         CAPTURE(to_string(dtype));
-        const Variant silu = backward_variant(dtype, Layout::channel_first);
+        const Variant silu = test::silu_backward(dtype, Layout::channel_first);
         Variant none = silu;
         none.activation = Activation::none;
         auto plan_of = [&](const Variant& v) {
@@ -802,7 +792,7 @@ TEST_CASE("backward: 16-bit channel-first rows off 16-byte boundaries take the s
     auto contiguous = [](std::int64_t seqlen) { return std::array<std::int64_t, 3>{3 * seqlen, seqlen, 1}; };
     for (DType dtype : {DType::bf16, DType::fp16}) {
         INFO(to_string(dtype));
-        const Variant v = backward_variant(dtype, Layout::channel_first);
+        const Variant v = test::silu_backward(dtype, Layout::channel_first);
         CHECK_FALSE(backward::takes_shifted_rows(v, args_of(dtype, 4096, aligned, contiguous(4096))));   // whole vectors
         CHECK(backward::takes_shifted_rows(v, args_of(dtype, 1031, aligned, contiguous(1031))));         // odd L
         CHECK(backward::takes_shifted_rows(v, args_of(dtype, 4096, off_by_one, contiguous(4096))));      // misaligned view
@@ -821,6 +811,6 @@ TEST_CASE("backward: 16-bit channel-first rows off 16-byte boundaries take the s
         }
     }
     // fp32 keeps its element loads (the shift won only on the largest shape, docs/perf.md entry 115).
-    const Variant fp32 = backward_variant(DType::fp32, Layout::channel_first);
+    const Variant fp32 = test::silu_backward(DType::fp32, Layout::channel_first);
     CHECK_FALSE(backward::takes_shifted_rows(fp32, args_of(DType::fp32, 1031, aligned, contiguous(1031))));
 }

@@ -13,6 +13,7 @@
 #include "api/device_launcher.hpp"
 #include "api/launch/backward_plan.hpp"
 #include "common/fail.hpp"
+#include "support/backward_variants.hpp"
 #include "support/fake_device.hpp"
 #include "support/scoped_env.hpp"
 
@@ -84,12 +85,7 @@ const device::Dim3 kGrid{4, 1, 1}, kBlock{128, 1, 1};
 
 // A channel-last backward variant of width 4 with SiLU, deterministic.
 Variant channel_last_backward(DType dtype) {
-    Variant variant;
-    variant.op = Op::bwd;
-    variant.layout = Layout::channel_last;
-    variant.width = 4;
-    variant.x_dtype = variant.weight_dtype = dtype;
-    variant.activation = Activation::silu;
+    Variant variant = test::silu_backward(dtype, Layout::channel_last);
     variant.deterministic = true;
     return variant;
 }
