@@ -430,6 +430,30 @@ TEST_CASE("backward: fp32 channel-first walks without SiLU, dout buffers alterna
         }
 }
 
+TEST_CASE("backward: fp32 channel-first rows of 129 to 256 vectors, one tile of 128 threads with SiLU, two of 64 without") {
+    // Such rows take two tiles of 64 threads without SiLU and one of 128 with it
+    // (backward_channel_first.cpp, size_tile; docs/perf.md entry 154): 1024 positions fill
+    // the tile, 513 leave all but one position of its second half past the row end, 1021
+    // end inside a vector. Widths 2 to 5 (SiLU keeps g in registers), states, seq_idx
+    // without SiLU, and the four kinds of view rotated.
+    MainBackwardKernelsOnly main_kernels;   // (the small-call module takes whole-vector rows this short)
+    std::uint64_t index = 0;
+    for (const auto& shape : std::vector<std::array<std::int64_t, 3>>{{2, 45, 1024}, {3, 21, 513}, {1, 30, 1021}})
+        for (Activation act : {Activation::silu, Activation::none}) {
+            const int turn = static_cast<int>(index);
+            const int width = 2 + turn % 4;
+            const bool states = turn % 3 != 0;
+            BackwardVariant v{Layout::channel_first, {DType::fp32, turn % 2 ? DType::bf16 : DType::fp32}, width, act,
+                              turn % 4 != 3, act == Activation::none && turn % 2 == 1, states, states && turn % 2 == 0,
+                              turn % 5 != 4};
+            const Run r{shape[0], shape[1], shape[2], view_kind(turn, false), view_kind(turn + 1, false),
+                        view_kind(turn + 2, false), view_kind(turn, false), turn % 2 == 0, turn % 3 == 1, states};
+            const std::uint32_t seed = case_seed(39, index++);
+            INFO(v.name(), " | ", r.name(), " | seed ", seed);
+            run_backward_case(v, r, seed);
+        }
+}
+
 TEST_CASE("backward: fp32 channel-first calls of many channels, walks split into parts of at most 4 units") {
     // 3 x 4800 x 2050 fp32: 9 (batch, tile) units a channel, channels for 3 waves on GPUs
     // of up to 200 multiprocessors, so the plan splits each channel's walk into 3 parts

@@ -675,11 +675,27 @@ TEST_CASE("channel-first backward plan: seq_idx puts a row of masks a batch in t
 
 TEST_CASE("channel-first backward plan: the measured tile shapes") {
     const Variant fp32 = test::silu_backward(DType::fp32, Layout::channel_first);
-    // 8x2048x1024 fp32: two tiles of 64 threads a row (more blocks resident than 128-thread tiles).
-    const backward::Plan mid =
-        backward::plan_channel_first(fp32, channel_first_args(8, 2048, 1024, DType::fp32), kH200Multiprocessors, true);
-    CHECK(mid.block.x == 64);
-    CHECK(mid.tiles == 2);
+    // 8x2048x1024 fp32 without SiLU: two tiles of 64 threads a row (more blocks resident
+    // than 128-thread tiles); with SiLU one of 128 threads (docs/perf.md, entry 154). The
+    // same for rows of 513 steps (129 vectors), the shortest that two tiles of 64 take.
+    Variant fp32_none = fp32;
+    fp32_none.activation = Activation::none;
+    for (std::int64_t seqlen : {1024, 513}) {
+        CAPTURE(seqlen);
+        const backward::Plan mid_none = backward::plan_channel_first(
+            fp32_none, channel_first_args(8, 2048, seqlen, DType::fp32), kH200Multiprocessors, true);
+        CHECK(mid_none.block.x == 64);
+        CHECK(mid_none.ilp == 2);
+        CHECK(mid_none.tiles == 2);
+        const backward::Plan mid_silu =
+            backward::plan_channel_first(fp32, channel_first_args(8, 2048, seqlen, DType::fp32), kH200Multiprocessors, true);
+        CHECK(mid_silu.block.x == 128);
+        CHECK(mid_silu.ilp == 2);
+        CHECK(mid_silu.tiles == 1);
+    }
+    // Rows of one 64-thread tile (128 vectors) keep it, with SiLU too.
+    CHECK(backward::plan_channel_first(fp32, channel_first_args(4, 4096, 512, DType::fp32), kH200Multiprocessors, true)
+              .block.x == 64);
     // 4x5376x4096 fp32: long rows keep 128-thread tiles.
     const backward::Plan wide =
         backward::plan_channel_first(fp32, channel_first_args(4, 5376, 4096, DType::fp32), kH200Multiprocessors, true);

@@ -44,10 +44,12 @@ constexpr unsigned kSharedLimit = 48 * 1024;
 // on an SM at once. On an H200, 8x2048x1024 fp32 (2048 blocks, ~1300 resident at 128
 // threads) ran 4-6% faster without SiLU and 10% faster at width 2 with it (width 4 with
 // SiLU: 3% slower); rows of more tiles lost 7-12% that way, so longer rows still grow.
+// With SiLU, whose kernel keeps g in registers since entry 153, one tile of 128 threads
+// is the faster again: 1.2-1.5% at widths 2-4 on an H100 (docs/perf.md, entry 154).
 // 16-bit tiles were not measured that way and keep growing.
 void size_tile(const Variant& v, std::int64_t row_vectors, int vec, int max_ilp, int& threads, int& ilp) {
     const int elem_bytes = static_cast<int>(dtype_size(v.x_dtype));
-    const bool two_small_tiles = elem_bytes == 4 && row_vectors <= 2 * 64 * max_ilp;
+    const bool two_small_tiles = elem_bytes == 4 && row_vectors <= 2 * 64 * max_ilp && v.activation != Activation::silu;
     const int max_threads = two_small_tiles ? 64 : CC1D_BWD_CF_THREADS;
     threads = 64;
     ilp = 1;
