@@ -434,14 +434,14 @@ TEST_CASE("backward: fp32 channel-first rows of 129 to 256 vectors, one tile of 
     // Such rows take two tiles of 64 threads without SiLU and one of 128 with it
     // (backward_channel_first.cpp, size_tile; docs/perf.md entry 154): 1024 positions fill
     // the tile, 513 leave all but one position of its second half past the row end, 1021
-    // end inside a vector. Widths 2 to 5 (SiLU keeps g in registers), states, seq_idx
-    // without SiLU, and the four kinds of view rotated.
+    // end inside a vector. SiLU (g in registers) at widths 2 to 4, without it 3 to 5 with
+    // seq_idx; states, dtypes of the weight and the four kinds of view rotated.
     MainBackwardKernelsOnly main_kernels;   // (the small-call module takes whole-vector rows this short)
     std::uint64_t index = 0;
     for (const auto& shape : std::vector<std::array<std::int64_t, 3>>{{2, 45, 1024}, {3, 21, 513}, {1, 30, 1021}})
         for (Activation act : {Activation::silu, Activation::none}) {
             const int turn = static_cast<int>(index);
-            const int width = 2 + turn % 4;
+            const int width = std::array<int, 6>{2, 5, 3, 4, 4, 3}[static_cast<std::size_t>(turn)];
             const bool states = turn % 3 != 0;
             BackwardVariant v{Layout::channel_first, {DType::fp32, turn % 2 ? DType::bf16 : DType::fp32}, width, act,
                               turn % 4 != 3, act == Activation::none && turn % 2 == 1, states, states && turn % 2 == 0,
