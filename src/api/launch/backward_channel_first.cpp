@@ -39,13 +39,13 @@ constexpr unsigned kSharedLimit = 48 * 1024;
 // Threads (a multiple of 64, so whole warps on both vendors) and vectors per thread for
 // one tile: grow until the tile covers the row, so short rows leave few threads idle,
 // vectors per thread first (they share a thread's per-tile work), within kSharedLimit.
-// fp32 rows that two tiles of 64 threads cover stay at 64 threads (two tiles a row rather
-// than one of 128): the same number of blocks, each half the size, so twice as many fit
-// on an SM at once. On an H200, 8x2048x1024 fp32 (2048 blocks, ~1300 resident at 128
-// threads) ran 4-6% faster without SiLU and 10% faster at width 2 with it (width 4 with
-// SiLU: 3% slower); rows of more tiles lost 7-12% that way, so longer rows still grow.
-// With SiLU, whose kernel keeps g in registers since entry 153, one tile of 128 threads
-// is the faster again: 1.2-1.5% at widths 2-4 on an H100 (docs/perf.md, entry 154).
+// fp32 rows without SiLU that two tiles of 64 threads cover stay at 64 threads (two tiles
+// a row rather than one of 128): the same number of blocks, each half the size, so twice
+// as many fit on an SM at once. On an H200, 8x2048x1024 fp32 (2048 blocks, ~1300
+// resident at 128 threads) ran 4-6% faster that way (docs/perf.md, entry 24); rows of
+// more tiles lost 7-12%, so longer rows still grow. With SiLU, whose kernel keeps g in
+// registers (entry 153), one tile of 128 threads is the faster: 1.2-1.5% at widths 2-4
+// on an H100 (entry 154; with g in shared memory two small tiles had won at width 2).
 // 16-bit tiles were not measured that way and keep growing.
 void size_tile(const Variant& v, std::int64_t row_vectors, int vec, int max_ilp, int& threads, int& ilp) {
     const int elem_bytes = static_cast<int>(dtype_size(v.x_dtype));
