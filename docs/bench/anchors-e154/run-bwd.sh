@@ -1,7 +1,8 @@
-# Entry 154's build on one H100: first the GPU cases entry 154 left unrun
+# Entry 154's build on one GPU: first the GPU cases entry 154 left unrun
 # (docs/bench/entry154/tests.sh: the new case under both sanitizers and the backward cases
 # the suite run did not reach), then the backward rows of configs/bench/anchors.json with
-# the code objects compiled ahead by cc1d-precompile, in what is left of the call.
+# the code objects compiled ahead by cc1d-precompile, then (FWD=1) the forward rows, each
+# in what is left of the call.
 set -u
 t0=$(date +%s)
 cmake -S . -B build -G Ninja -DCMAKE_PREFIX_PATH=$PWD/.deps/usr -DCMAKE_BUILD_TYPE=Release > /dev/null && cmake --build build -j16 --target gpu_test_backward cc1d-bench cc1d-precompile > /tmp/b0.log 2>&1; tail -n1 /tmp/b0.log
@@ -10,3 +11,8 @@ export CC1D_CACHE_DIR=/tmp/ac
 left=$(( ${LIMIT:-585} - ($(date +%s) - t0) ))
 timeout $left bash -c "build/tools/cc1d-precompile --config configs/precompile/mamba.json --target sm_90 --jobs 16 | tail -n1; build/tools/cc1d-bench --config configs/bench/anchors.json --filter op=bwd --json $OUT/bwd.json --markdown $OUT/bwd.md > $OUT/bwd.log 2>&1"; echo "bwd rc $? $(( $(date +%s) - t0 )) s"
 tail -n 3 $OUT/bwd.log
+if [ "${FWD:-0}" = 1 ]; then
+  left=$(( ${LIMIT:-585} - ($(date +%s) - t0) ))
+  timeout $left build/tools/cc1d-bench --config configs/bench/anchors.json --filter op=fwd --json $OUT/fwd.json --markdown $OUT/fwd.md > $OUT/fwd.log 2>&1; echo "fwd rc $? $(( $(date +%s) - t0 )) s"
+  tail -n 3 $OUT/fwd.log
+fi
