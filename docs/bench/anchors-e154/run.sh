@@ -5,7 +5,7 @@
 # in what is left of the call.
 set -u
 t0=$(date +%s)
-cmake -S . -B build -G Ninja -DCMAKE_PREFIX_PATH=$PWD/.deps/usr -DCMAKE_BUILD_TYPE=Release > /dev/null && cmake --build build -j16 --target gpu_test_backward cc1d-bench cc1d-precompile > /tmp/b0.log 2>&1; tail -n1 /tmp/b0.log
+bash scripts/configure.sh gpu_test_backward cc1d-bench cc1d-precompile > /tmp/b0.log 2>&1; tail -n1 /tmp/b0.log
 T=${T:-150} bash docs/bench/entry154/tests.sh
 export CC1D_CACHE_DIR=/tmp/ac
 left=$(( ${LIMIT:-585} - ($(date +%s) - t0) ))

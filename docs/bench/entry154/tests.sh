@@ -4,7 +4,7 @@
 set -u
 nvidia-smi --query-gpu=name --format=csv,noheader | tee $OUT/device.txt
 t0=$(date +%s)
-cmake -S . -B build -G Ninja -DCMAKE_PREFIX_PATH=$PWD/.deps/usr -DCMAKE_BUILD_TYPE=Release > /dev/null && cmake --build build -j16 --target gpu_test_backward > /tmp/b.log 2>&1; tail -n1 /tmp/b.log
+bash scripts/configure.sh gpu_test_backward > /tmp/b.log 2>&1; tail -n1 /tmp/b.log
 echo "build $(( $(date +%s) - t0 )) s"
 export CC1D_TEST_CACHE_DIR=/tmp/tc CC1D_CACHE_DIR=/tmp/tc
 B=build/tests T=${T:-150}
