@@ -2,11 +2,11 @@
 # (docs/bench/entry154/tests.sh: the new case under both sanitizers and the backward cases
 # the suite run did not reach), then the backward rows of configs/bench/anchors.json with
 # the code objects compiled ahead by cc1d-precompile, then (FWD=1) the forward rows, each
-# in what is left of the call.
+# in what is left of the call. TESTS=0 skips the GPU cases.
 set -u
 t0=$(date +%s)
 bash scripts/configure.sh gpu_test_backward cc1d-bench cc1d-precompile > /tmp/b0.log 2>&1; tail -n1 /tmp/b0.log
-T=${T:-150} bash docs/bench/entry154/tests.sh
+[ "${TESTS:-1}" = 1 ] && T=${T:-150} bash docs/bench/entry154/tests.sh
 export CC1D_CACHE_DIR=/tmp/ac
 left=$(( ${LIMIT:-585} - ($(date +%s) - t0) ))
 timeout $left bash -c "build/tools/cc1d-precompile --config configs/precompile/mamba.json --target sm_90 --jobs 16 | tail -n1; build/tools/cc1d-bench --config configs/bench/anchors.json --filter op=bwd --json $OUT/bwd.json --markdown $OUT/bwd.md > $OUT/bwd.log 2>&1"; echo "bwd rc $? $(( $(date +%s) - t0 )) s"
