@@ -5,6 +5,8 @@
 # in what is left of the call. TESTS=0 skips the GPU cases.
 set -u
 t0=$(date +%s)
+# Seconds of the call's LIMIT still left.
+left() { echo $(( ${LIMIT:-585} - ($(date +%s) - t0) )); }
 bash scripts/configure.sh gpu_test_backward cc1d-bench cc1d-precompile > /tmp/b0.log 2>&1; tail -n1 /tmp/b0.log
 [ "${TESTS:-1}" = 1 ] && T=${T:-150} bash docs/bench/entry154/tests.sh
 export CC1D_CACHE_DIR=/tmp/ac
@@ -13,14 +15,11 @@ export CC1D_CACHE_DIR=/tmp/ac
 if [ "${BIG:-0}" = 1 ]; then
   ( CC1D_TEST_CACHE_DIR=/tmp/tc CC1D_CACHE_DIR=/tmp/tc timeout ${T:-150} build/tests/gpu_test_backward -tc='*2^24 to 2^27*' > $OUT/tests-big.txt 2>&1; echo "rc $?" >> $OUT/tests-big.txt ) &
 fi
-left=$(( ${LIMIT:-585} - ($(date +%s) - t0) ))
-timeout $left build/tools/cc1d-precompile --config configs/precompile/mamba.json --target sm_90 --jobs 16 | tail -n1
+timeout $(left) build/tools/cc1d-precompile --config configs/precompile/mamba.json --target sm_90 --jobs 16 | tail -n1
 wait
-left=$(( ${LIMIT:-585} - ($(date +%s) - t0) ))
-timeout $left build/tools/cc1d-bench --config configs/bench/anchors.json --filter op=bwd --json $OUT/bwd.json --markdown $OUT/bwd.md > $OUT/bwd.log 2>&1; echo "bwd rc $? $(( $(date +%s) - t0 )) s"
+timeout $(left) build/tools/cc1d-bench --config configs/bench/anchors.json --filter op=bwd --json $OUT/bwd.json --markdown $OUT/bwd.md > $OUT/bwd.log 2>&1; echo "bwd rc $? $(( $(date +%s) - t0 )) s"
 tail -n 3 $OUT/bwd.log
 if [ "${FWD:-0}" = 1 ]; then
-  left=$(( ${LIMIT:-585} - ($(date +%s) - t0) ))
-  timeout $left build/tools/cc1d-bench --config configs/bench/anchors.json --filter op=fwd --json $OUT/fwd.json --markdown $OUT/fwd.md > $OUT/fwd.log 2>&1; echo "fwd rc $? $(( $(date +%s) - t0 )) s"
+  timeout $(left) build/tools/cc1d-bench --config configs/bench/anchors.json --filter op=fwd --json $OUT/fwd.json --markdown $OUT/fwd.md > $OUT/fwd.log 2>&1; echo "fwd rc $? $(( $(date +%s) - t0 )) s"
   tail -n 3 $OUT/fwd.log
 fi
