@@ -7,7 +7,7 @@ BASE=${BASE:-.ab/base}
 nvidia-smi --query-gpu=name --format=csv,noheader | tee $OUT/device.txt
 t0=$(date +%s)
 timeout ${LIMIT:-420} python3 scripts/bench_alternating.py --config docs/bench/entry156/ab-config.json \
-  --precompile docs/bench/entry156/precompile.json --out /tmp/ab156 --rounds 3 \
+  --precompile docs/bench/entry156/precompile.json --out /tmp/ab156 --rounds ${ROUNDS:-3} \
   before=$BASE padded=. > $OUT/ab.txt 2>&1; echo "ab rc $? $(( $(date +%s) - t0 )) s"
 tar czf $OUT/ab-json.tgz -C /tmp ab156
 grep -A30 'compare_runs' $OUT/ab.txt | tail -n 30
