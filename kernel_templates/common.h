@@ -445,7 +445,7 @@ CC1D_DEVICE void cc1d_bwd_emit(const cc1d_bwd_params& p, cc1d_i64 part, cc1d_i64
 #endif
 #if CC1D_DETERMINISTIC
     if (cc1d_bwd_writes_direct(p)) cc1d_bwd_write_dw(p, d, k, v, p.accumulate != 0);
-    else p.partials[(part * p.dim + d) * CC1D_BWD_SUMS + k] = v;
+    else p.partials[part * p.partials_row + d * CC1D_BWD_SUMS + k] = v;
 #else
     // Atomic path: the order of additions varies from run to run (hence not deterministic).
     (void)part;
@@ -598,7 +598,7 @@ CC1D_DEVICE void cc1d_bwd_reduce(const cc1d_bwd_params& p) {
         for (cc1d_i64 r0 = first; r0 < last; r0 += CC1D_REDUCE_BATCH) {
             float v[CC1D_REDUCE_BATCH];
 #pragma unroll
-            for (int b = 0; b < CC1D_REDUCE_BATCH; ++b) v[b] = r0 + b < last ? p.partials[(r0 + b) * n + i] : 0.0f;
+            for (int b = 0; b < CC1D_REDUCE_BATCH; ++b) v[b] = r0 + b < last ? p.partials[(r0 + b) * p.partials_row + i] : 0.0f;
 #pragma unroll
             for (int b = 0; b < CC1D_REDUCE_BATCH; ++b)
                 if (r0 + b < last) sum += v[b];   // rows in order

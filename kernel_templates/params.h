@@ -161,7 +161,8 @@ struct cc1d_bwd_params {
     const void* initial_states;
     void* dinitial_states;       // null when not requested
     const void* dfinal_states;   // null when absent
-    float* partials;             // workspace: [parts][dim][width + 1] (dw..., db) in fp32
+    float* partials;             // workspace: [parts][dim][width + 1] (dw..., db) in fp32, rows
+                                 // partials_row floats apart
     void* dweight;
     void* dbias;                 // null when there is no bias
     long long batch, dim, seqlen;
@@ -178,6 +179,7 @@ struct cc1d_bwd_params {
     long long db_stride;
     long long tiles;             // tiles (chunks) along time per row
     long long parts;             // partial rows in `partials` (1 on the atomic path)
+    long long partials_row;      // floats from one partial row to the next (>= dim * (width + 1))
     long long tile_len;          // time steps per tile (channel-first) or chunk (channel-last)
     long long units_per_part;    // (batch, tile) units one part walks, in order
     long long groups;            // parts the launcher split the units into (blocks per channel

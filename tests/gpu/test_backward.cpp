@@ -289,6 +289,32 @@ TEST_CASE("backward: a caller's workspace of the queried size, random contents b
                 }
 }
 
+TEST_CASE("backward: partial rows padded off powers of two (dim * (width + 1) = 2,048)") {
+    // Rows of dim * (width + 1) sums that are a power of two of 2,048 or more lie a 128-byte
+    // line further apart (backward_plan.hpp, partials_row_floats): 512 channels at width 3,
+    // 1024 at width 1, 256 at width 7, each over several parts a channel group, both
+    // layouts and modes, the queried workspace every other call.
+    struct Shape {
+        std::int64_t dim;
+        int width;
+    };
+    std::uint64_t index = 0;
+    for (const Shape s : {Shape{512, 3}, Shape{1024, 1}, Shape{256, 7}})
+        for (Layout layout : {Layout::channel_first, Layout::channel_last})
+            for (DType dtype : {DType::fp32, DType::bf16})
+                for (bool deterministic : {true, false}) {
+                    const bool cl = layout == Layout::channel_last;
+                    const int i = static_cast<int>(index);
+                    const BackwardVariant v{layout, {dtype, dtype}, s.width, i % 2 == 0 ? Activation::silu : Activation::none,
+                                            true, false, false, false, deterministic};
+                    const Run r{4, s.dim, 1031, view_kind(i, cl), view_kind(i + 1, cl), view_kind(i + 2, cl),
+                                view_kind(0, false), i % 3 != 0, i % 4 == 1, false};
+                    const std::uint32_t seed = case_seed(74, index++);
+                    INFO(v.name(), " | ", r.name(), " | seed ", seed);
+                    run_backward_case(v, r, seed, i % 2 == 1);
+                }
+}
+
 TEST_CASE("backward: channel-first 16-bit tiles staged both ways (CC1D_MEMORY_GBPS)") {
     // The 16-bit channel-first kernel stages a tile by cp.async or through registers, as
     // the plan asks (backward_channel_first.cpp: with SiLU, for tiles of more than 2

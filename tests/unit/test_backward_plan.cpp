@@ -795,6 +795,29 @@ TEST_CASE("backward reduce: the kernel's shift and run length stand for the divi
     }
 }
 
+TEST_CASE("backward reduce: partial rows a power of two of 2,048 floats or more apart are a line further apart") {
+    Variant v = test::silu_backward(DType::fp32);
+    for (int width = 1; width <= Variant::max_width; ++width) {
+        v.width = width;
+        for (std::int64_t dim = 1; dim <= 9000; ++dim) {
+            CAPTURE(width);
+            CAPTURE(dim);
+            const std::int64_t sums = dim * (width + 1), row = backward::partials_row_floats(v, dim);
+            const bool power_of_two = (sums & (sums - 1)) == 0;
+            CHECK(row >= sums);                                                  // a row holds its sums
+            CHECK(row == (power_of_two && sums >= 2048 ? sums + 32 : sums));
+            CHECK(((row & (row - 1)) != 0 || row < 2048));                       // never such a stride
+        }
+    }
+    // The anchor shapes: 8x2048x1024 at width 3 (8,192 sums) is padded; widths 2 and 4 are not.
+    v.width = 3;
+    CHECK(backward::partials_row_floats(v, 2048) == 8224);
+    v.width = 4;
+    CHECK(backward::partials_row_floats(v, 2048) == 10240);
+    v.width = 2;
+    CHECK(backward::partials_row_floats(v, 2048) == 6144);
+}
+
 TEST_CASE("backward: 16-bit channel-first rows off 16-byte boundaries take the shifted-rows module") {
     // x, dout and dx of one (B, D, L) view: `data` as the start, `strides` as given.
     auto args_of = [](DType dtype, std::int64_t seqlen, std::uintptr_t data, std::array<std::int64_t, 3> strides) {

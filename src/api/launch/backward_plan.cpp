@@ -11,9 +11,9 @@ namespace {
 
 bool present(const Tensor& t) { return t.present(); }
 
-// Partial rows are (width + 1) fp32 sums per channel: dw[0..W-1], db.
+// Bytes from one partial row to the next.
 std::size_t row_bytes(const Variant& variant, const BackwardArgs& args) {
-    return static_cast<std::size_t>(args.x.shape[1]) * static_cast<std::size_t>(variant.width + 1) * sizeof(float);
+    return static_cast<std::size_t>(partials_row_floats(variant, args.x.shape[1])) * sizeof(float);
 }
 
 // Bytes of `partials` a plan needs (0 when blocks write dweight/dbias themselves).
@@ -30,6 +30,12 @@ std::size_t partials_bytes(const Variant& variant, const BackwardArgs& args, con
 constexpr std::size_t kSeqMasksAlign = 256;
 
 }  // namespace
+
+std::int64_t partials_row_floats(const Variant& variant, std::int64_t dim) {
+    const std::int64_t sums = dim * (variant.width + 1);
+    const bool power_of_two = sums >= kPartialsPaddedFrom && (sums & (sums - 1)) == 0;
+    return power_of_two ? sums + kPartialsRowPad : sums;
+}
 
 std::size_t workspace_bytes(const Variant& variant, const BackwardArgs& args, const Plan& plan) {
     if (plan.seq_mask_stride == 0) return partials_bytes(variant, args, plan);
@@ -171,6 +177,7 @@ void run(Launcher& launcher, const Variant& variant, const BackwardArgs& args, c
     p.dw_mode = mode;
     // `parts` counts the rows in `partials` the reduce kernel sums: one on the atomic path.
     p.parts = mode == CC1D_DW_PARTIAL_ROWS ? plan.parts : 1;
+    p.partials_row = partials_row_floats(variant, p.dim);
     if (const std::size_t bytes = workspace_bytes(variant, args, plan)) {
         char* workspace = static_cast<char*>(launcher.workspace(bytes));
         const std::size_t partials = partials_bytes(variant, args, plan);

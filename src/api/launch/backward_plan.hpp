@@ -65,6 +65,19 @@ bool may_sum_in_clusters(const Plan& plan);
 // Where the blocks put their dweight/dbias sums (CC1D_DW_*).
 int dw_mode(const Variant& variant, const BackwardArgs& args, const Plan& plan);
 
+// Floats from one partial row of `partials` to the next: a row's dim * (width + 1) sums,
+// and a 128-byte line more where that is a power of two of 2,048 floats or more. The
+// reduce kernel reads the same column of many rows at once, and rows a power of two of
+// 8 KiB or more apart are likely to meet in the same DRAM channels: on an H100 (Nsight
+// Compute, docs/perf.md entry 152) the fp32 channel-last reduce of 8x2048x1024 at width
+// 3 (8,192 sums a row) took 6.6-6.9 us to read 1.42 MB, width 4's (10,240) 5.5-6.2 us for
+// 1.77 MB, and the width-3 calls ran 1.0-1.2 us slower than width 4's though their main
+// kernel alone was faster; with the padding (entry 156) those calls run 1.5-2.0% faster
+// and width 3 no longer trails width 4.
+inline constexpr std::int64_t kPartialsPaddedFrom = 2048;
+inline constexpr std::int64_t kPartialsRowPad = 32;
+std::int64_t partials_row_floats(const Variant& variant, std::int64_t dim);
+
 // Workspace bytes a plan needs: `partials` (none when blocks write dweight/dbias
 // themselves), then the seq masks of plan.seq_mask_stride (from a 256-byte boundary).
 std::size_t workspace_bytes(const Variant& variant, const BackwardArgs& args, const Plan& plan);
