@@ -1,5 +1,5 @@
 // Causal conv1d backward, channel-last layout, through shared-memory tiles: the main kernel
-// of the tiled modules (Variant::tiled), up to width 4 without seq_idx or states
+// of the tiled modules (Variant::tiled), up to width 4 without states
 // (CC1D_BWD_CL_TILE_KERNEL in params.h), with the backward's reduce kernel after it. The
 // host runs it for calls of up to 2^27 elements (fp32: 2^25, with rows of whole 16-byte
 // vectors) and the register walk of bwd_channel_last.cu, another module, for the others
@@ -31,6 +31,11 @@
 // line for line.
 // Tiles that reach past D or whose rows are not 16-byte aligned (vector_ok == 0) stage
 // and store element by element; the walk is the same.
+// seq_idx: a tile's ids (one a time step, the same for all its channels) are staged beside
+// its rows. A warp is one segment, so whether every position its walk reads lies in one
+// sequence (no padding) is one vote a tile: such a segment walks the code without seq_idx,
+// whose sums are then the same; the others (at most a few a sequence boundary) compare
+// the ids of each term's two positions as bwd_channel_last.cu's walk does.
 
 constexpr int kBtLanes = 32;                                  // threads across the channels
 constexpr int kBtPer = 4 / (int)sizeof(x_t);                  // channels a lane: one 4-byte word of a row
@@ -55,6 +60,12 @@ constexpr int kBtBuffers = 1;
 #endif
 constexpr int kBtSums = kBtPer * CC1D_BWD_SUMS;   // a thread's sums: [channel][k]
 static_assert(kBtBuffers * kBtBufferVecs * 16 >= CC1D_BWD_CL_THREADS * kBtSums * 4, "the sums fit the tiles' space");
+// seq_idx: ids of the tile's positions t0 - kBtXLead .. t0 + kBtRows + K - 1 (id row r is
+// position t0 - kBtXLead + r, as x rows are), -1 outside the row; a segment's walk reads
+// kBtIdSpan of them, from its first own step's x̃ window to its top step.
+constexpr int kBtIdRows = kBtXLead + kBtRows + CC1D_K;
+constexpr int kBtIdSpan = kBtXLead + kBtSteps + CC1D_K;
+static_assert(kBtIdSpan <= kBtLanes, "a lane an id of the segment's span");
 static_assert(CC1D_BWD_CL_THREADS % kBtLanes == 0, "whole segments");
 
 struct bt_unit {
@@ -103,8 +114,32 @@ CC1D_DEVICE void bt_copy_rows(cc1d_vec16* tile, const x_t* row0, cc1d_i64 stride
 }
 #endif
 
-// Stages unit u's tile into buf (with cp.async: copies in flight, one commit group).
-CC1D_DEVICE void bt_stage(const cc1d_bwd_params& p, const bt_unit& u, cc1d_i64 c0, bool vector_tile, cc1d_vec16* buf) {
+// seq_idx: the tile's ids into `ids` (with cp.async: copies in the tile's commit group).
+CC1D_DEVICE void bt_stage_ids(const cc1d_bwd_params& p, const bt_unit& u, int* ids) {
+#if CC1D_HAS_SEQ_IDX
+    const int* seq = p.seq_idx + u.b * p.seq_stride_b;
+    for (int r = threadIdx.x; r < kBtIdRows; r += CC1D_BWD_CL_THREADS) {
+        const cc1d_i64 t = u.t0 - kBtXLead + r;
+        if (t < 0 || t >= p.seqlen) {
+            ids[r] = -1;   // before the row start (no states here) and past its end
+        } else {
+#if CC1D_HAS_ASYNC_COPY
+            cc1d_copy4_async(&ids[r], seq + t * p.seq_stride_l);
+#else
+            ids[r] = seq[t * p.seq_stride_l];
+#endif
+        }
+    }
+#else
+    (void)p; (void)u; (void)ids;
+#endif
+}
+
+// Stages unit u's tile into buf and its ids into ids (with cp.async: copies in flight, one
+// commit group).
+CC1D_DEVICE void bt_stage(const cc1d_bwd_params& p, const bt_unit& u, cc1d_i64 c0, bool vector_tile, cc1d_vec16* buf,
+                          int* ids) {
+    bt_stage_ids(p, u, ids);
     if (vector_tile) {   // (x_stride_d == 1: vector_ok)
         const x_t* x = reinterpret_cast<const x_t*>(p.x) + u.b * p.x_stride_b + c0;
         const x_t* d = reinterpret_cast<const x_t*>(p.dout) + u.b * p.dout_stride_b + c0;
@@ -165,11 +200,24 @@ struct bt_out {
     bool vec;
 };
 
+// Whether every id of the segment's span (rows a .. a + kBtIdSpan - 1) is that of one
+// sequence (>= 0): then no term of its walk crosses a boundary or meets padding. The
+// lanes of a warp (one segment) vote.
+CC1D_DEVICE bool bt_one_sequence(const int* ids, int lane, int a) {
+    const int first = ids[a];
+    const bool same = lane >= kBtIdSpan || ids[a + lane] == first;
+    return first >= 0 && cc1d_ballot_group32(same) == 0xffffffffu;
+}
+
 // The thread's walk of one tile: own steps a .. a + kBtSteps - 1 (tile-relative), from
 // a + kBtSteps + K - 1 down (see the header comment). kWhole: every own step lies before
-// L and out.vec (most tiles): its stores go without a test.
-template <bool kWhole>
-CC1D_DEVICE void bt_walk(const cc1d_vec16* buf, int lane, int a, bt_out out, bt_state& st) {
+// L and out.vec (most tiles): its stores go without a test. kIds (seq_idx): a term is kept
+// only where its two positions' ids match, and a padding position's g is 0; the ids move
+// through a window of registers as the walk's x̃ does (silu: IW[m] = id(s - K + m); else
+// IW[j] = id(s + j)). The windows' entries past the top step are never compared (dx and
+// dw come only from own steps, whose terms reach the top step at most).
+template <bool kWhole, bool kIds>
+CC1D_DEVICE void bt_walk(const cc1d_vec16* buf, const int* ids, int lane, int a, bt_out out, bt_state& st) {
     constexpr int kWords = kBtLanes;   // 4-byte words a row
     const unsigned int* xs = reinterpret_cast<const unsigned int*>(buf) + lane;   // x̃ of step s: row s + kBtXLead
     const unsigned int* ds = reinterpret_cast<const unsigned int*>(buf + kBtXVecs) + lane;   // dout of step s: row s
@@ -180,25 +228,47 @@ CC1D_DEVICE void bt_walk(const cc1d_vec16* buf, int lane, int a, bt_out out, bt_
     for (int i = 0; i <= CC1D_K; ++i)
 #pragma unroll
         for (int c = 0; c < kBtPer; ++c) G[i][c] = 0.0f;
+    constexpr int kIdWindow = CC1D_SILU ? 2 * CC1D_K + 1 : CC1D_K + 1;
+    constexpr int me = CC1D_SILU ? CC1D_K : 0;   // IW index of s
+    int IW[kIdWindow];
+#pragma unroll
+    for (int m = 0; m < kIdWindow; ++m) IW[m] = -1;
+    (void)ids; (void)IW;
 #if CC1D_SILU
     float XW[CC1D_K + 1][kBtPer];   // XW[i] = x̃[s - i]
 #pragma unroll
     for (int i = 0; i <= CC1D_K; ++i) bt_unpack(xs[(top - i + kBtXLead) * kWords], XW[i]);
+    if (kIds) {
+#pragma unroll
+        for (int m = 0; m <= CC1D_K; ++m) IW[m] = ids[top - CC1D_K + m + kBtXLead];
+    }
 #endif
 #pragma unroll
     for (int i = 0; i < kWalk; ++i) {
         const int s = top - i;
         float gs[kBtPer];
         bt_unpack(ds[s * kWords], gs);
+#if !CC1D_SILU
+        if (kIds) {
+#pragma unroll
+            for (int m = CC1D_K; m > 0; --m) IW[m] = IW[m - 1];
+            IW[0] = ids[s + kBtXLead];
+        }
+#endif
 #if CC1D_SILU
 #pragma unroll
         for (int c = 0; c < kBtPer; ++c) {
             float z = st.bias[c];
 #pragma unroll
-            for (int k = 0; k <= CC1D_K; ++k) z = fmaf(st.w[c][k], XW[CC1D_K - k][c], z);
+            for (int k = 0; k <= CC1D_K; ++k)
+                if (!kIds || IW[k] == IW[me]) z = fmaf(st.w[c][k], XW[CC1D_K - k][c], z);
             gs[c] = cc1d_bwd_held_grad(gs[c], z);
         }
 #endif
+        if (kIds && IW[me] < 0) {   // padding: the output was forced to 0
+#pragma unroll
+            for (int c = 0; c < kBtPer; ++c) gs[c] = 0.0f;
+        }
 #pragma unroll
         for (int k = CC1D_K; k > 0; --k)
 #pragma unroll
@@ -219,10 +289,12 @@ CC1D_DEVICE void bt_walk(const cc1d_vec16* buf, int lane, int a, bt_out out, bt_
             for (int c = 0; c < kBtPer; ++c) acc[c] = 0.0f;
 #pragma unroll
             for (int k = 0; k <= CC1D_K; ++k) {
+                if (!kIds || IW[me + CC1D_K - k] == IW[me]) {   // id(s + K - k) against id(s)
 #pragma unroll
-                for (int c = 0; c < kBtPer; ++c) acc[c] = fmaf(st.w[c][k], G[CC1D_K - k][c], acc[c]);
+                    for (int c = 0; c < kBtPer; ++c) acc[c] = fmaf(st.w[c][k], G[CC1D_K - k][c], acc[c]);
 #pragma unroll
-                for (int c = 0; c < kBtPer; ++c) st.dw[c][k] = fmaf(xv[c], G[CC1D_K - k][c], st.dw[c][k]);
+                    for (int c = 0; c < kBtPer; ++c) st.dw[c][k] = fmaf(xv[c], G[CC1D_K - k][c], st.dw[c][k]);
+                }
             }
 #pragma unroll
             for (int c = 0; c < kBtPer; ++c) st.db[c] += gs[c];
@@ -238,12 +310,17 @@ CC1D_DEVICE void bt_walk(const cc1d_vec16* buf, int lane, int a, bt_out out, bt_
             out.at -= out.stride_l;
         }
 #if CC1D_SILU
-        if (i + 1 < kWalk) {   // on to s - 1: x̃[s - 1 - K] enters the window
+        if (i + 1 < kWalk) {   // on to s - 1: x̃[s - 1 - K] (and its id) enter the window
 #pragma unroll
             for (int k = 0; k < CC1D_K; ++k)
 #pragma unroll
                 for (int c = 0; c < kBtPer; ++c) XW[k][c] = XW[k + 1][c];
             bt_unpack(xs[(s - 1 - CC1D_K + kBtXLead) * kWords], XW[CC1D_K]);
+            if (kIds) {
+#pragma unroll
+                for (int m = kIdWindow - 1; m > 0; --m) IW[m] = IW[m - 1];
+                IW[0] = ids[s - 1 - CC1D_K + kBtXLead];
+            }
         }
 #endif
     }
@@ -256,6 +333,11 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_CL_THREADS, CC1D_BWD_CL_TI
     // At a 128-byte boundary whatever other static shared memory the kernel gains (the
     // buffers' layout counts 128-byte rows from here; docs/perf.md entry 140).
     __shared__ __attribute__((aligned(128))) cc1d_vec16 bt_smem[kBtBuffers * kBtBufferVecs];
+#if CC1D_HAS_SEQ_IDX
+    __shared__ int bt_ids[kBtBuffers * kBtIdRows];
+#else
+    int* const bt_ids = nullptr;   // (no ids staged or read)
+#endif
     // The reduce kernel may be scheduled now; it waits for this one to finish.
     cc1d_allow_dependent_launch();
 
@@ -281,7 +363,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_CL_THREADS, CC1D_BWD_CL_TI
         return t;
     };
     int buffer = 0;
-    if (kBtBuffers == 2 && first < last) bt_stage(p, unit_of(first), c0, vector_tile, bt_smem);
+    if (kBtBuffers == 2 && first < last) bt_stage(p, unit_of(first), c0, vector_tile, bt_smem, bt_ids);
 
     bt_state st;
     cc1d_widen_channel_weights(raw_weights, st.w, st.bias);
@@ -297,8 +379,10 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_CL_THREADS, CC1D_BWD_CL_TI
     for (cc1d_i64 u = first; u < last; ++u) {
         const bt_unit unit = unit_of(u);
         const bool more = kBtBuffers == 2 && u + 1 < last;
-        if (kBtBuffers == 1) bt_stage(p, unit, c0, vector_tile, bt_smem);
-        if (more) bt_stage(p, unit_of(u + 1), c0, vector_tile, bt_smem + (buffer ^ 1) * kBtBufferVecs);
+        if (kBtBuffers == 1) bt_stage(p, unit, c0, vector_tile, bt_smem, bt_ids);
+        if (more)
+            bt_stage(p, unit_of(u + 1), c0, vector_tile, bt_smem + (buffer ^ 1) * kBtBufferVecs,
+                     bt_ids + (buffer ^ 1) * kBtIdRows);
         bt_wait(more);
         __syncthreads();
 
@@ -311,8 +395,12 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_CL_THREADS, CC1D_BWD_CL_TI
         out.rows = rows <= 0 ? 0 : (rows < kBtSteps ? (int)rows : kBtSteps);
         out.n = n;
         out.vec = vector_tile;
-        if (vector_tile && out.rows == kBtSteps) bt_walk<true>(bt_smem + buffer * kBtBufferVecs, lane, a, out, st);
-        else bt_walk<false>(bt_smem + buffer * kBtBufferVecs, lane, a, out, st);
+        const cc1d_vec16* tile = bt_smem + buffer * kBtBufferVecs;
+        const int* ids = CC1D_HAS_SEQ_IDX ? bt_ids + buffer * kBtIdRows : nullptr;
+        // (seq_idx: a segment inside one sequence walks as without it)
+        const bool one_sequence = !CC1D_HAS_SEQ_IDX || bt_one_sequence(ids, lane, a);
+        if (vector_tile && out.rows == kBtSteps && one_sequence) bt_walk<true, false>(tile, ids, lane, a, out, st);
+        else bt_walk<false, CC1D_HAS_SEQ_IDX != 0>(tile, ids, lane, a, out, st);
         __syncthreads();   // before this buffer is staged again
         if (kBtBuffers == 2) buffer ^= 1;
     }

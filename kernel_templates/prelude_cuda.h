@@ -100,6 +100,11 @@ CC1D_DEVICE void cc1d_copy16_async(void* shared_slot, const void* from) {
     const unsigned int to = (unsigned int)__cvta_generic_to_shared(shared_slot);
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(from) : "memory");
 }
+// 4 bytes (.ca: the only kind cp.async has for fewer than 16), both addresses 4-byte aligned.
+CC1D_DEVICE void cc1d_copy4_async(void* shared_slot, const void* from) {
+    const unsigned int to = (unsigned int)__cvta_generic_to_shared(shared_slot);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(to), "l"(from) : "memory");
+}
 CC1D_DEVICE void cc1d_wait_async_copies() { asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory"); }
 #else
 #define CC1D_HAS_ASYNC_COPY 0

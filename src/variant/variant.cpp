@@ -55,7 +55,7 @@ Variant Variant::normalized() const {
     const bool shifted_forward = v.op == Op::fwd && !v.seq_idx;
     if (v.layout != Layout::channel_first || v.small_call || !(shifted_backward || shifted_forward)) v.shifted_rows = false;
     // The tile kernel's module: the channel-last backward's main kernels of these widths and features.
-    const bool tile_kernel = CC1D_BWD_CL_TILE_KERNEL(v.width, v.seq_idx, v.initial_states || v.final_states);
+    const bool tile_kernel = CC1D_BWD_CL_TILE_KERNEL(v.width, v.initial_states || v.final_states);
     if (v.op != Op::bwd || v.layout != Layout::channel_last || v.small_call || !tile_kernel) v.tiled = false;
     if (v.op != Op::update) v.cache_seqlens = v.state_indices = false;
     // Update kernels read (B, D, T) with any unit stride; they have no layout of their own.

@@ -30,7 +30,7 @@ struct Variant {
                                          // module for rows that do not start at 16-byte boundaries
                                          // (bwd_channel_first.cu, fwd_channel_first.cu with
                                          // CC1D_SHIFTED_ROWS), a module of its own
-    bool tiled = false;                  // channel-last bwd up to width 4 without seq_idx or states:
+    bool tiled = false;                  // channel-last bwd up to width 4 without states:
                                          // the module of the tile kernel (bwd_channel_last_tile.cu),
                                          // which a call takes by its size and rows; a module of its own
     bool cache_seqlens = false;          // update

@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "reference/reference.hpp"
+#include "support/backward_tile_paths.hpp"
 #include "support/small_call_paths.hpp"
 #include "support/case_inputs.hpp"
 #include "support/covering.hpp"
@@ -145,7 +146,8 @@ std::vector<double> plus(const std::vector<double>& prior, const std::vector<dou
 // not rely on them), starting 4 bytes past an allocation (the seq masks in it need 16-byte
 // alignment, which the call finds for itself). null_empty: every empty tensor comes with
 // null data, as frameworks may pass them. `rt`: the Runtime to call (the test Runtime when
-// null). Returns whether the call took the small-call kernel (and so ran twice).
+// null). Returns whether the call took the small-call kernel (and so ran again through the
+// main kernels).
 bool run_backward_case(const BackwardVariant& v, const Run& r, std::uint32_t seed, bool caller_workspace = false,
                        bool null_empty = false, Runtime* rt = nullptr) {
     Runtime& runner = rt != nullptr ? *rt : runtime();
@@ -168,19 +170,25 @@ bool run_backward_case(const BackwardVariant& v, const Run& r, std::uint32_t see
     const auto tol = reference::tolerance_for(v.dtypes.x);
     const auto reduction = reduction_tolerance_in(t.dweight.dtype(), r.B * r.L);
     // A call the small-call kernel takes runs again through the main kernels; one its
-    // vector kernel takes also runs with that kernel switched off.
-    enum class Path { as_planned, no_vector_kernel, main_kernels };
+    // vector kernel takes also runs with that kernel switched off; one whose main kernel is
+    // the channel-last tile kernel also runs the register walk.
+    enum class Path { as_planned, no_vector_kernel, main_kernels, register_walk };
     std::vector<Path> paths = {Path::as_planned};
     const bool small = takes_small_backward_kernel(args);
     if (takes_small_vector_kernel(args)) paths.push_back(Path::no_vector_kernel);
     if (small) paths.push_back(Path::main_kernels);
+    // (Not on a caller's Runtime: the test that brings one counts the modules it compiles.)
+    if (rt == nullptr && takes_backward_tile(args)) paths.push_back(Path::register_walk);
     for (const Path path : paths) {
         std::optional<NoSmallVectorKernel> no_vectors;
         std::optional<MainBackwardKernelsOnly> main_only;
+        std::optional<RegisterWalkOnly> walk_only;
         if (path == Path::no_vector_kernel) no_vectors.emplace();
-        if (path == Path::main_kernels) main_only.emplace();
+        if (path == Path::main_kernels || path == Path::register_walk) main_only.emplace();
+        if (path == Path::register_walk) walk_only.emplace();
         if (path != Path::as_planned) t.reset_outputs();
-        const char* name = !small ? "main kernels"
+        const char* name = path == Path::register_walk      ? "main kernels, register walk (tile kernel off)"
+                           : !small                         ? "main kernels"
                            : path == Path::as_planned       ? "small-call kernel"
                            : path == Path::no_vector_kernel ? "small-call vector kernel off"
                                                             : "main kernels (small-call kernel off)";
@@ -651,7 +659,7 @@ TEST_CASE("backward: channel-last long walks with a tail of short ones") {
 }
 
 TEST_CASE("backward: channel-last calls below 2^24 elements, through the tile kernel") {
-    // Up to width 4 without seq_idx or states, calls below 2^24 elements run the tile
+    // Up to width 4 without states, calls below 2^24 elements run the tile
     // kernel (bwd_channel_last_tile.cu: tiles of 64 channels of 16-bit x or 32 of fp32 by
     // 64 steps, blocks walking several tiles). Channels past a whole tile (1001, 130, 65,
     // 3: element staging and stores), lengths 1 to 4099 (partial last tiles, a walk
@@ -678,6 +686,39 @@ TEST_CASE("backward: channel-last calls below 2^24 elements, through the tile ke
         INFO(v.name(), " | ", r.name(), " | seed ", seed);
         run_backward_case(v, r, seed);
     }
+}
+
+TEST_CASE("backward: channel-last seq_idx through the tile kernel, segments inside one sequence and across several") {
+    // The tile kernel with seq_idx (up to width 4 without states): a segment of a tile
+    // (one warp, 16 own steps) whose walk reads ids of one sequence walks without comparing
+    // them, the others compare each term's two ids. Sequences up to half a row long between
+    // short ones and padding (random_seq_idx; odd lengths also reuse an earlier id), so
+    // segments come inside one, across several, in padding and at row ends; channels past a
+    // whole tile (element staging), views rotated, every dtype and width, both activations
+    // and modes. Each call also runs through the register walk (run_backward_case). Small
+    // enough for the sanitizers.
+    MainBackwardKernelsOnly main_kernels;   // the short calls here would take bwd_small.cu
+    struct Shape {
+        std::int64_t B, D, L;
+    };
+    const Shape shapes[] = {{2, 523, 2053}, {3, 1001, 777}, {1, 64, 4099}, {2, 130, 1031}, {4, 65, 67}, {2, 96, 300},
+                            {1, 256, 2048}, {3, 32, 129}};
+    const DType dtypes[] = {DType::bf16, DType::fp16, DType::fp32};
+    std::uint64_t index = 0;
+    for (const Shape& shape : shapes)
+        for (int silu = 0; silu < 2; ++silu) {
+            const int turn = static_cast<int>(index);
+            const DType x = dtypes[turn % 3];
+            const BackwardVariant v{Layout::channel_last, {x, x}, turn % 4 + 1, silu ? Activation::silu : Activation::none,
+                                    turn % 5 != 2, true, false, false, turn % 4 != 1};
+            // Contiguous (vector tiles; fp32 takes the tile kernel only so) or rotated.
+            const int views = x != DType::bf16 ? 0 : turn;
+            const Run r{shape.B, shape.D, shape.L, view_kind(views, true), view_kind(views ? views + 1 : 0, true),
+                        view_kind(views ? views + 2 : 0, true), view_kind(0, false), turn % 2 == 0, turn % 3 == 2, false};
+            const std::uint32_t seed = case_seed(40, index++);
+            INFO(v.name(), " | ", r.name(), " | seed ", seed);
+            run_backward_case(v, r, seed);
+        }
 }
 
 TEST_CASE("backward: channel-last fp32 rows of whole 16-byte vectors through the tile kernel") {

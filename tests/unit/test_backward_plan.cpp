@@ -3,7 +3,7 @@
 // as full as whole chunks allow, and for fp32 and widths 5-8 a tail of short walks after
 // it where the kernel holds no more blocks an SM than the wave plans (else, for fp32 up
 // to width 4 without seq_idx, several waves of short walks); the tile kernel for calls
-// of up to 2^27 elements, fp32 2^25 (without seq_idx or states, up to width 4; fp32 only
+// of up to 2^27 elements, fp32 2^25 (without states, up to width 4; fp32 only
 // with rows of whole 16-byte vectors); and a workspace query that covers the plan of any
 // multiprocessor count, with or without a tail. Channel-first: tiles within the shared
 // memory a block gets without opting in, the tile shapes and splits the measurements
@@ -73,11 +73,13 @@ std::int64_t wave_of(DType dtype) {
 std::int64_t wave_of(const backward::Plan& plan, DType dtype) {
     return plan.tile ? kH200Multiprocessors * CC1D_BWD_CL_TILE_BLOCKS_PER_SM : wave_of(dtype);
 }
-// A variant whose calls always take the register walk: 16-bit with seq_idx keeps the
-// walk's 4 channels a thread (and its plan) at width 4.
+// A variant whose calls always take the register walk: states keep it at every size;
+// 16-bit with seq_idx keeps the walk's 4 channels a thread (and its plan) at width 4
+// (the states change no plan).
 Variant register_walk_variant(DType dtype) {
     Variant v = test::silu_backward(dtype);
     v.seq_idx = true;
+    v.initial_states = true;
     return v;
 }
 
@@ -90,7 +92,7 @@ TEST_CASE("channel-last backward plan: one wave, nearly full, every step covered
         bool seq_idx;
     };
     // (fp32 with seq_idx: the long-walk rule below leaves those alone; 16-bit with it too
-    // up to 2^27 elements: without seq_idx those take the tile kernel.)
+    // up to 2^27 elements, with states: without them those take the tile kernel.)
     const Shape shapes[] = {{4, 5376, 4096, DType::bf16, true},  {4, 5376, 4096, DType::fp32, true},
                             {8, 2048, 1024, DType::bf16, true},  {4, 4096, 512, DType::fp16, false},
                             {4, 256, 4096, DType::fp32, true},   {1, 64, 1000003, DType::bf16, true},
@@ -100,7 +102,7 @@ TEST_CASE("channel-last backward plan: one wave, nearly full, every step covered
         CAPTURE(s.dim);
         CAPTURE(s.seqlen);
         Variant v = test::silu_backward(s.dtype);
-        v.seq_idx = s.seq_idx;
+        v.seq_idx = v.initial_states = s.seq_idx;
         const backward::Plan plan =
             backward::plan_channel_last(v, shape_only_args(s.batch, s.dim, s.seqlen, s.dtype), kH200Multiprocessors);
         CHECK(long_blocks_of(plan, s.batch) <= std::max(wave_of(plan, s.dtype), plan.channel_groups));
@@ -113,8 +115,7 @@ TEST_CASE("channel-last backward plan: one wave, nearly full, every step covered
     CHECK(blocks_of(wide) == 378);
     CHECK(wide.tile_len == 456);
     // fp32 with seq_idx (2 channels a thread, 84 groups, 4 blocks): 504 of 528, then the tail.
-    Variant fp32_seq = test::silu_backward(DType::fp32);
-    fp32_seq.seq_idx = true;
+    Variant fp32_seq = register_walk_variant(DType::fp32);
     const backward::Plan wide32 =
         backward::plan_channel_last(fp32_seq, shape_only_args(4, 5376, 4096, DType::fp32), kH200Multiprocessors);
     CHECK(long_blocks_of(wide32, 4) == 504);
@@ -141,11 +142,11 @@ TEST_CASE("channel-last backward plan: 16-bit x in waves of 3 blocks, fp32 in wa
                 if (dtype == DType::fp32 && !seq_idx) continue;   // several waves of short walks (below)
                 Variant v = test::silu_backward(dtype);
                 v.width = width;
-                v.seq_idx = seq_idx;
+                v.seq_idx = v.initial_states = seq_idx;   // (states: the walk at every size)
                 CAPTURE(width);
                 CAPTURE(seq_idx);
                 CAPTURE(to_string(dtype));
-                // 16-bit without seq_idx walks only past the tile kernel's 2^27 elements.
+                // 16-bit without states walks only past the tile kernel's 2^27 elements.
                 const std::int64_t batch = dtype == DType::fp32 || seq_idx ? 4 : 8;
                 const backward::Plan plan =
                     backward::plan_channel_last(v, shape_only_args(batch, 5376, 4096, dtype), kH200Multiprocessors);
@@ -241,10 +242,17 @@ TEST_CASE("channel-last backward plan: calls of up to 2^27 elements (fp32 2^25) 
     shifted.dx = Tensor(reinterpret_cast<void*>(std::uintptr_t(4)), DType::fp32, {4, 256, 512}, {256 * 512, 1, 256});
     CHECK_FALSE(backward::plan_channel_last(fp32, shifted, kH200Multiprocessors).tile);
     CHECK(plan_of(test::silu_backward(DType::bf16), 3, 1001, 777).tile);   // 16-bit: either way
-    // Not for seq_idx, states or widths past 4, at any size.
+    // With seq_idx too (docs/perf.md entry 158), by the same limits.
     Variant seq = test::silu_backward(DType::bf16);
     seq.seq_idx = true;
-    CHECK_FALSE(plan_of(seq, 4, 256, 512).tile);
+    CHECK(plan_of(seq, 4, 256, 512).tile);
+    CHECK(plan_of(seq, 4, 5376, 4096).tile);
+    CHECK_FALSE(plan_of(seq, 8, 5376, 4096).tile);
+    Variant seq32 = fp32;
+    seq32.seq_idx = true;
+    CHECK(plan_of(seq32, 8, 2048, 1024).tile);
+    CHECK_FALSE(plan_of(seq32, 3, 1001, 777).tile);
+    // Not for states or widths past 4, at any size.
     Variant init = test::silu_backward(DType::bf16);
     init.initial_states = true;
     CHECK_FALSE(plan_of(init, 4, 256, 512).tile);
@@ -284,7 +292,8 @@ TEST_CASE("channel-last backward: the module a call loads (Variant::tiled) is th
                           {DType::bf16, 4, false, 8, 5376, 4096},   {DType::fp32, 4, false, 8, 2048, 2048},
                           {DType::fp32, 3, false, 4, 5376, 4096},   {DType::fp32, 4, false, 3, 1001, 777},
                           {DType::bf16, 3, false, 3, 1001, 777},    {DType::bf16, 4, true, 4, 4096, 512},
-                          {DType::bf16, 5, false, 4, 4096, 512},    {DType::fp32, 1, false, 1, 1, 1}};
+                          {DType::bf16, 5, false, 4, 4096, 512},    {DType::fp32, 1, false, 1, 1, 1},
+                          {DType::bf16, 4, true, 8, 5376, 4096},    {DType::fp32, 4, true, 4, 4096, 512}};
     int tiled = 0;
     for (const Call& c : calls) {
         CAPTURE(to_string(c.dtype));
@@ -306,7 +315,7 @@ TEST_CASE("channel-last backward: the module a call loads (Variant::tiled) is th
         CHECK(again.units_per_part == plan.units_per_part);
         tiled += plan.tile;
     }
-    CHECK(tiled == 5);
+    CHECK(tiled == 7);
     // Never for channel-first calls.
     const Variant first = test::silu_backward(DType::bf16, Layout::channel_first);
     CHECK_FALSE(backward::takes_tile(first, channel_first_args(4, 4096, 512, DType::bf16)));
@@ -352,7 +361,7 @@ TEST_CASE("channel-last backward plan: fp32 walks of 256 channel-steps where one
     // 128 steps at width 2 and 256 at width 4 stay).
     // (Their long walks take a tail instead, below.)
     CHECK(long_blocks_of(plan_of(4, DType::fp32, 4, 5376, 4096, true), 4) == 504);
-    CHECK(plan_of(4, DType::bf16, 4, 5376, 4096, true).tile_len == 456);
+    CHECK(plan_of(4, DType::bf16, 4, 5376, 4096, true, true).tile_len == 456);   // (states: the walk)
     CHECK(long_blocks_of(plan_of(5, DType::fp32, 4, 5376, 4096), 4) <= wave_of(DType::fp32));
     for (const int width : {2, 4}) {
         CAPTURE(width);

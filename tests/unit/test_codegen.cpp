@@ -48,7 +48,7 @@ TEST_CASE("backward and update sources name their second kernel; varlen has none
     CHECK(source.text.find("CC1D_ENTRY_REDUCE") == std::string::npos);
 }
 
-TEST_CASE("the channel-last backward's tile kernel is a module of its own, up to width 4 without seq_idx or states") {
+TEST_CASE("the channel-last backward's tile kernel is a module of its own, up to width 4 without states") {
     Variant v;
     v.op = Op::bwd;
     v.layout = Layout::channel_last;
@@ -86,15 +86,15 @@ TEST_CASE("the channel-last backward's tile kernel is a module of its own, up to
             if (tiled) CHECK(tile.entry != walk.entry);
             else CHECK(tile.entry == walk.entry);
         }
-    // Not with seq_idx, states, in channel-first layout, as a small call, or forward: the
-    // flag asked for there leaves the family's own template.
+    // With seq_idx too; not with states, in channel-first layout, as a small call, or
+    // forward: the flag asked for there leaves the family's own template.
     v.x_dtype = v.weight_dtype = DType::bf16;
     v.width = 4;
     v.tiled = true;
     CHECK(codegen::family_template(v.normalized()) == "bwd_channel_last_tile.cu");
     using Change = void (*)(Variant&);
     const std::pair<Change, const char*> elsewhere[] = {
-        {[](Variant& w) { w.seq_idx = true; }, "bwd_channel_last.cu"},
+        {[](Variant& w) { w.seq_idx = true; }, "bwd_channel_last_tile.cu"},
         {[](Variant& w) { w.initial_states = true; }, "bwd_channel_last.cu"},
         {[](Variant& w) { w.final_states = true; }, "bwd_channel_last.cu"},
         {[](Variant& w) { w.layout = Layout::channel_first; }, "bwd_channel_first.cu"},

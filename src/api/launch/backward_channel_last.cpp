@@ -82,8 +82,10 @@ constexpr std::int64_t kTileMaxElementsFp32 = std::int64_t(1) << 25;
 // Up to the limits above, for the variants that have the kernel; fp32 only with rows of
 // whole 16-byte vectors (element-staged, 3x1001x777 fp32 ran 64% slower than the register
 // walk, whose fp32 lanes load their channel's 4 bytes a step).
+// CC1D_DISABLE_BACKWARD_TILE=1 sends every call to the register walk (the GPU tests run
+// their calls both ways).
 bool takes_tile(const Variant& variant, const BackwardArgs& args) {
-    if (!util::has_module(variant, &Variant::tiled)) return false;
+    if (!util::has_module(variant, &Variant::tiled) || env::flag("CC1D_DISABLE_BACKWARD_TILE")) return false;
     const bool fp32 = dtype_size(variant.x_dtype) == 4;
     const std::int64_t limit = fp32 ? kTileMaxElementsFp32 : kTileMaxElements16Bit;
     if (args.x.numel() > limit) return false;

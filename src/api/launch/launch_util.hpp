@@ -68,7 +68,7 @@ inline bool element_aligned(const Tensor& t) {
 // True when the variant has the module a flag of its names: the flag, set, survives
 // normalized(). Variant::shifted_rows: rows off 16-byte boundaries (the channel-first
 // backward in 16-bit, the channel-first forward without seq_idx); Variant::tiled: the
-// channel-last backward's tile kernel (up to width 4 without seq_idx or states).
+// channel-last backward's tile kernel (up to width 4 without states).
 inline bool has_module(const Variant& variant, bool Variant::*flag) {
     Variant with = variant;
     with.*flag = true;
