@@ -242,15 +242,30 @@ TEST_CASE("channel-last backward plan: calls of up to 2^27 elements (fp32 2^25) 
     shifted.dx = Tensor(reinterpret_cast<void*>(std::uintptr_t(4)), DType::fp32, {4, 256, 512}, {256 * 512, 1, 256});
     CHECK_FALSE(backward::plan_channel_last(fp32, shifted, kH200Multiprocessors).tile);
     CHECK(plan_of(test::silu_backward(DType::bf16), 3, 1001, 777).tile);   // 16-bit: either way
-    // With seq_idx too (docs/perf.md entry 158), by the same limits.
+    // With seq_idx too (docs/perf.md entry 158), by the same limits, but for 16-bit with
+    // SiLU at width 4: up to 2^22 elements.
     Variant seq = test::silu_backward(DType::bf16);
     seq.seq_idx = true;
     CHECK(plan_of(seq, 4, 256, 512).tile);
-    CHECK(plan_of(seq, 4, 5376, 4096).tile);
-    CHECK_FALSE(plan_of(seq, 8, 5376, 4096).tile);
+    CHECK(plan_of(seq, 4, 256, 4096).tile);        // 2^22
+    CHECK_FALSE(plan_of(seq, 4, 257, 4096).tile);
+    CHECK_FALSE(plan_of(seq, 4, 4096, 512).tile);   // 2^23
+    CHECK_FALSE(plan_of(seq, 4, 5376, 4096).tile);
+    for (const DType dtype : {DType::bf16, DType::fp16}) {
+        CAPTURE(to_string(dtype));
+        Variant other = test::silu_backward(dtype);
+        other.seq_idx = true;
+        other.width = 3;
+        CHECK(plan_of(other, 4, 5376, 4096).tile);
+        other.width = 4;
+        other.activation = Activation::none;
+        CHECK(plan_of(other, 4, 5376, 4096).tile);
+        CHECK_FALSE(plan_of(other, 8, 5376, 4096).tile);   // past 2^27
+    }
     Variant seq32 = fp32;
     seq32.seq_idx = true;
-    CHECK(plan_of(seq32, 8, 2048, 1024).tile);
+    CHECK(plan_of(seq32, 8, 2048, 1024).tile);   // fp32 with SiLU at width 4: up to 2^25
+    CHECK_FALSE(plan_of(seq32, 4, 5376, 4096).tile);
     CHECK_FALSE(plan_of(seq32, 3, 1001, 777).tile);
     // Not for states or widths past 4, at any size.
     Variant init = test::silu_backward(DType::bf16);
@@ -293,7 +308,8 @@ TEST_CASE("channel-last backward: the module a call loads (Variant::tiled) is th
                           {DType::fp32, 3, false, 4, 5376, 4096},   {DType::fp32, 4, false, 3, 1001, 777},
                           {DType::bf16, 3, false, 3, 1001, 777},    {DType::bf16, 4, true, 4, 4096, 512},
                           {DType::bf16, 5, false, 4, 4096, 512},    {DType::fp32, 1, false, 1, 1, 1},
-                          {DType::bf16, 4, true, 8, 5376, 4096},    {DType::fp32, 4, true, 4, 4096, 512}};
+                          {DType::bf16, 4, true, 8, 5376, 4096},    {DType::fp32, 4, true, 4, 4096, 512},
+                          {DType::bf16, 3, true, 4, 5376, 4096},    {DType::fp16, 4, true, 4, 256, 512}};
     int tiled = 0;
     for (const Call& c : calls) {
         CAPTURE(to_string(c.dtype));
@@ -315,7 +331,7 @@ TEST_CASE("channel-last backward: the module a call loads (Variant::tiled) is th
         CHECK(again.units_per_part == plan.units_per_part);
         tiled += plan.tile;
     }
-    CHECK(tiled == 7);
+    CHECK(tiled == 8);
     // Never for channel-first calls.
     const Variant first = test::silu_backward(DType::bf16, Layout::channel_first);
     CHECK_FALSE(backward::takes_tile(first, channel_first_args(4, 4096, 512, DType::bf16)));

@@ -76,18 +76,29 @@ std::int64_t fill_wave(std::int64_t chunk, std::int64_t seqlen, std::int64_t bat
 // entry 144). Past these limits not measured on these plans, nor on an H200.
 constexpr std::int64_t kTileMaxElements16Bit = std::int64_t(1) << 27;
 constexpr std::int64_t kTileMaxElementsFp32 = std::int64_t(1) << 25;
+// With seq_idx (entry 158, H100, against the register walk) the tile kernel ran faster at
+// widths 2-3 with SiLU (8x2048x1024 bf16 1.7-2.7%), without SiLU (4x5376x4096 bf16 4.7%,
+// 8x2048x1024 fp16 5.0%) and in fp32 (8x2048x1024 5.9%), but in 16-bit with SiLU at width
+// 4, whose kernel holds the id windows beside twice the taps at its cap of 80 registers,
+// slower from 2^23 elements: 4x4096x512 +7.7-8.0%, 8x2048x1024 +11.0-11.7%, 4x5376x4096
+// bf16 +0.6-2.7%, fp16 +14.8-17.2% (a cap of 128 registers: +5.3%, +8.5%, +0.6% and
+// +3.0%); faster up to 2^22: 4x256x4096 3.3%, 4x256x512 12.8%. Those calls stop there.
+constexpr std::int64_t kTileMaxElementsSeqSilu16BitWidth4 = std::int64_t(1) << 22;
 
 }  // namespace
 
-// Up to the limits above, for the variants that have the kernel; fp32 only with rows of
-// whole 16-byte vectors (element-staged, 3x1001x777 fp32 ran 64% slower than the register
-// walk, whose fp32 lanes load their channel's 4 bytes a step).
+// Up to the limits above, for the variants that have the kernel (16-bit with seq_idx and
+// SiLU at width 4: 2^22 elements); fp32 only with rows of whole 16-byte vectors
+// (element-staged, 3x1001x777 fp32 ran 64% slower than the register walk, whose fp32
+// lanes load their channel's 4 bytes a step).
 // CC1D_DISABLE_BACKWARD_TILE=1 sends every call to the register walk (the GPU tests run
 // their calls both ways).
 bool takes_tile(const Variant& variant, const BackwardArgs& args) {
     if (!util::has_module(variant, &Variant::tiled) || env::flag("CC1D_DISABLE_BACKWARD_TILE")) return false;
     const bool fp32 = dtype_size(variant.x_dtype) == 4;
-    const std::int64_t limit = fp32 ? kTileMaxElementsFp32 : kTileMaxElements16Bit;
+    const bool seq_silu_width4 = variant.seq_idx && variant.activation == Activation::silu && variant.width == 4;
+    const std::int64_t limit =
+        fp32 ? kTileMaxElementsFp32 : (seq_silu_width4 ? kTileMaxElementsSeqSilu16BitWidth4 : kTileMaxElements16Bit);
     if (args.x.numel() > limit) return false;
     return !fp32 || vector_rows(variant, args);
 }
