@@ -55,10 +55,11 @@
 #define CC1D_BWD_CL_BLOCKS_PER_SM(elem_bytes) ((elem_bytes) == 2 ? 3 : 4)
 // Channel-last backward variants that have a module of the tile kernel of
 // bwd_channel_last_tile.cu (Variant::tiled; calls of up to 2^27 elements, fp32 2^25): up
-// to width 4 without states (seq_idx since docs/perf.md entry 158). A thread there walks CC1D_BWD_CL_TILE_STEPS steps
-// of one 4-byte word of a row a tile (2 channels of 16-bit x, 1 of fp32; 4 segments:
-// tiles of CC1D_BWD_CL_TILE_CHANNELS channels x 64 steps), and a multiprocessor holds
-// CC1D_BWD_CL_TILE_BLOCKS_PER_SM blocks (launch bounds; the fp32 plan fills waves of them).
+// to width 4 without states (with seq_idx since docs/perf.md entry 158). A thread there
+// walks CC1D_BWD_CL_TILE_STEPS steps of one 4-byte word of a row a tile (2 channels of
+// 16-bit x, 1 of fp32; 4 segments: tiles of CC1D_BWD_CL_TILE_CHANNELS channels x 64
+// steps), and a multiprocessor holds CC1D_BWD_CL_TILE_BLOCKS_PER_SM blocks (launch
+// bounds; the fp32 plan fills waves of them).
 #define CC1D_BWD_CL_TILE_KERNEL(width, states) ((width) <= 4 && !(states))
 #define CC1D_BWD_CL_TILE_STEPS 16
 #define CC1D_BWD_CL_TILE_CHANNELS(x_bytes) (32 * 4 / (x_bytes))
