@@ -91,7 +91,7 @@ std::vector<Variant> matrix(int width_stride, bool all_pairs) {
                     if (f.shifted_rows && f.op == Op::fwd) v.seq_idx = false;   // (the forward's module has none)
                     if (f.shifted_rows && !v.normalized().shifted_rows) continue;   // (no such module: fp32 backward)
                     v.tiled = f.tiled;
-                    if (f.tiled) v.seq_idx = v.initial_states = v.final_states = false;   // (the module has none)
+                    if (f.tiled) v.initial_states = v.final_states = false;   // (the module has no states)
                     if (f.tiled && !v.normalized().tiled) continue;   // (no such module past width 4)
                     out.push_back(v.normalized());
                 }
@@ -117,6 +117,17 @@ std::vector<Variant> combination_paths() {
         backward.seq_idx = true;
         out.push_back(backward.normalized());
     }
+    // The channel-last backward's tile kernel with seq_idx (its id staging and the ballot
+    // of one sequence a segment), in every dtype, with SiLU (two windows of ids) and without.
+    for (DType x : kDtypes)
+        for (Activation act : {Activation::silu, Activation::none}) {
+            Variant tile = family_variant(Op::bwd, Layout::channel_last, 4, x, x, 1);
+            tile.activation = act;
+            tile.seq_idx = true;
+            tile.initial_states = tile.final_states = false;
+            tile.tiled = true;
+            out.push_back(tile.normalized());
+        }
     // The channel-first small-call backward's vector kernel (widths up to 4 without seq_idx
     // or states), with and without SiLU, in every dtype.
     for (DType x : kDtypes)
@@ -190,6 +201,7 @@ void run_matrix(std::unique_ptr<rtc::Compiler> (*open)(), const char* name, cons
     for (const Variant& v : combination_paths()) variants.push_back(v);
     // Every module kind is in the list (a family that normalizes away would compile nothing).
     CHECK(std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return v.tiled; }) >= 3);
+    CHECK(std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return v.tiled && v.seq_idx; }) >= 6);
     CHECK(std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return v.shifted_rows; }) >= 3);
     const auto outcome = compile_all(*compiler, variants, target);
     MESSAGE(std::string(name) << " " << target << ": " << outcome.compiled << " of " << variants.size() << " variants compiled");
