@@ -308,12 +308,7 @@ CC1D_DEVICE void bl_wait_staged(int pending) {
 CC1D_DEVICE int bl_steps_bound(cc1d_i64 v) { return v < -1 ? -1 : (v > kBlSteps ? kBlSteps : (int)v); }
 
 #if BL_ASYNC_STAGE
-// BYTES from global memory to this thread's shared slot, asynchronously (sm_80+).
-template <int BYTES> CC1D_DEVICE void bl_copy_async(void* slot, const void* from) {
-    static_assert(BYTES == 4 || BYTES == 8 || BYTES == 16, "cp.async moves 4, 8 or 16 bytes");
-    const unsigned int to = (unsigned int)__cvta_generic_to_shared(slot);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(to), "l"(from), "n"(BYTES) : "memory");
-}
+// (a thread's copies to its shared slots go by cc1d_copy_async_ca, prelude_cuda.h)
 constexpr int kBlCopyBytes = kBlAsync ? kBlBytes : 4;   // only instantiated with a legal size
 #endif
 
@@ -332,7 +327,7 @@ CC1D_DEVICE void bl_stage_row_ids(const cc1d_bwd_params& p, const bl_row& row, c
 #if BL_ASYNC_STAGE && CC1D_HAS_SEQ_IDX
     if (!kBlRowIds) return;
     for (int n = st.tx; n < kBlSteps; n += st.lanes)
-        if (n >= n_x0) bl_copy_async<4>(st.id + bl_id_index(st, n), row.seq + (x_first + n) * p.seq_stride_l);
+        if (n >= n_x0) cc1d_copy_async_ca<4>(st.id + bl_id_index(st, n), row.seq + (x_first + n) * p.seq_stride_l);
 #else
     (void)p; (void)row; (void)st; (void)x_first; (void)n_x0;
 #endif
@@ -361,11 +356,11 @@ CC1D_DEVICE void bl_stage_batch(const cc1d_bwd_params& p, const bl_row& row, con
 #pragma unroll 2
             for (int n = 0; n < kBlSteps; ++n) {
                 const int slot = n * CC1D_BWD_CL_THREADS + st.tid;
-                bl_copy_async<kBlCopyBytes>(st.x + slot, px);
+                cc1d_copy_async_ca<kBlCopyBytes>(st.x + slot, px);
 #if CC1D_HAS_SEQ_IDX
-                if (!kBlRowIds) bl_copy_async<4>(st.id + slot, row.seq + (x_first + n) * p.seq_stride_l);
+                if (!kBlRowIds) cc1d_copy_async_ca<4>(st.id + slot, row.seq + (x_first + n) * p.seq_stride_l);
 #endif
-                bl_copy_async<kBlCopyBytes>(st.d + slot, pd);
+                cc1d_copy_async_ca<kBlCopyBytes>(st.d + slot, pd);
                 px += p.x_stride_l;
                 pd += p.dout_stride_l;
             }
@@ -378,14 +373,14 @@ CC1D_DEVICE void bl_stage_batch(const cc1d_bwd_params& p, const bl_row& row, con
             const int slot = n * CC1D_BWD_CL_THREADS + st.tid;
             // Slots never read get plain zeros; those before the row start are filled below.
             if (n >= n_x0) {
-                bl_copy_async<kBlCopyBytes>(st.x + slot, px);
+                cc1d_copy_async_ca<kBlCopyBytes>(st.x + slot, px);
 #if CC1D_HAS_SEQ_IDX
-                if (!kBlRowIds) bl_copy_async<4>(st.id + slot, row.seq + (x_first + n) * p.seq_stride_l);
+                if (!kBlRowIds) cc1d_copy_async_ca<4>(st.id + slot, row.seq + (x_first + n) * p.seq_stride_l);
 #endif
             } else if (n < n_x) {
                 st.x[slot] = bl_raw_zero();
             }
-            if (n >= n_d) bl_copy_async<kBlCopyBytes>(st.d + slot, pd);
+            if (n >= n_d) cc1d_copy_async_ca<kBlCopyBytes>(st.d + slot, pd);
             else st.d[slot] = bl_raw_zero();
             px += p.x_stride_l;
             pd += p.dout_stride_l;

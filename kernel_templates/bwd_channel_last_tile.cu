@@ -125,7 +125,7 @@ CC1D_DEVICE void bt_stage_ids(const cc1d_bwd_params& p, const bt_unit& u, int* i
             ids[r] = -1;   // before the row start (no states here) and past its end
         } else {
 #if CC1D_HAS_ASYNC_COPY
-            cc1d_copy4_async(&ids[r], seq + t * p.seq_stride_l);
+            cc1d_copy_async_ca<4>(&ids[r], seq + t * p.seq_stride_l);
 #else
             ids[r] = seq[t * p.seq_stride_l];
 #endif

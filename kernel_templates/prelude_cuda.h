@@ -100,10 +100,12 @@ CC1D_DEVICE void cc1d_copy16_async(void* shared_slot, const void* from) {
     const unsigned int to = (unsigned int)__cvta_generic_to_shared(shared_slot);
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(from) : "memory");
 }
-// 4 bytes (.ca: the only kind cp.async has for fewer than 16), both addresses 4-byte aligned.
-CC1D_DEVICE void cc1d_copy4_async(void* shared_slot, const void* from) {
+// BYTES (4, 8 or 16; .ca, the only kind cp.async has for fewer than 16), both addresses
+// BYTES-aligned.
+template <int BYTES> CC1D_DEVICE void cc1d_copy_async_ca(void* shared_slot, const void* from) {
+    static_assert(BYTES == 4 || BYTES == 8 || BYTES == 16, "cp.async moves 4, 8 or 16 bytes");
     const unsigned int to = (unsigned int)__cvta_generic_to_shared(shared_slot);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(to), "l"(from) : "memory");
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(to), "l"(from), "n"(BYTES) : "memory");
 }
 CC1D_DEVICE void cc1d_wait_async_copies() { asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory"); }
 #else
