@@ -33,10 +33,13 @@
 // Tiles that reach past D or whose rows are not 16-byte aligned (vector_ok == 0) stage
 // and store element by element; the walk is the same.
 // seq_idx: a tile's ids (one a time step, the same for all its channels) are staged beside
-// its rows. A warp is one segment, so whether every position its walk reads lies in one
-// sequence (no padding) is one vote a tile: such a segment walks the code without seq_idx,
-// whose sums are then the same; the others (at most a few a sequence boundary) compare
-// the ids of each term's two positions as bwd_channel_last.cu's walk does.
+// its rows. A warp is one segment, so what its walk needs of the ids it reads (from its
+// first own step's x̃ window to its top step, at most 32) is a few ballots a tile: for each
+// distance d <= K, which positions match the one d later, and which are padding. A segment
+// inside one sequence (no padding) walks the code without seq_idx, whose sums are then the
+// same; one whose own steps are all padding stores zeros; the others (at most a few a
+// sequence boundary) keep a term where its two positions' bit says they match, as
+// bwd_channel_last.cu's walk keeps it where their ids are equal.
 
 constexpr int kBtLanes = 32;                                  // threads across the channels
 constexpr int kBtPer = 4 / (int)sizeof(x_t);                  // channels a lane: one 4-byte word of a row
@@ -201,24 +204,50 @@ struct bt_out {
     bool vec;
 };
 
-// Whether every id of the segment's span (rows a .. a + kBtIdSpan - 1) is that of one
-// sequence (>= 0): then no term of its walk crosses a boundary or meets padding. The
-// lanes of a warp (one segment) vote.
-CC1D_DEVICE bool bt_one_sequence(const int* ids, int lane, int a) {
-    const int first = ids[a];
-    const bool same = lane >= kBtIdSpan || ids[a + lane] == first;
-    return first >= 0 && cc1d_ballot_group32(same) == 0xffffffffu;
+// seq_idx: what a segment's walk needs of its span's ids (span row r: tile id row a + r),
+// as masks a warp shares, one ballot each a tile: same[d] bit r: id(r) == id(r + d), both
+// in the span (d = 1 .. K); pad bit r: id(r) < 0. Every term of the walk compares two ids
+// at most K apart, at rows fixed by its step, so each compare is a test of a fixed bit
+// (no ids in registers or shared-memory reads in the walk).
+struct bt_span_ids {
+    unsigned int same[CC1D_K + 1];   // (same[0] unused: a position matches itself)
+    unsigned int pad;
+};
+
+// Bits 0 .. n - 1.
+CC1D_DEVICE constexpr unsigned int bt_low_bits(int n) { return n >= 32 ? 0xffffffffu : (1u << n) - 1u; }
+
+CC1D_DEVICE bt_span_ids bt_vote_span_ids(const int* ids, int lane, int a) {
+    bt_span_ids m;
+    const bool in = lane < kBtIdSpan;
+    const int id = in ? ids[a + lane] : -1;
+    m.pad = cc1d_ballot_group32(in && id < 0);
+    m.same[0] = 0xffffffffu;
+#pragma unroll
+    for (int d = 1; d <= CC1D_K; ++d) m.same[d] = cc1d_ballot_group32(lane + d < kBtIdSpan && id == ids[a + lane + d]);
+    return m;
+}
+
+// Every id of the span is that of one sequence (>= 0): then no term of the segment's walk
+// crosses a boundary or meets padding, and it may walk the code without seq_idx.
+CC1D_DEVICE bool bt_one_sequence(const bt_span_ids& m) {
+    return m.pad == 0u && (m.same[1] & bt_low_bits(kBtIdSpan - 1)) == bt_low_bits(kBtIdSpan - 1);
+}
+
+// Every own step of the segment is padding: its dx rows are 0 and it adds nothing to the
+// sums (a padding position's g is 0, and its terms meet only padding).
+CC1D_DEVICE bool bt_all_padding(const bt_span_ids& m) {
+    constexpr unsigned int own = bt_low_bits(kBtSteps) << kBtXLead;
+    return (m.pad & own) == own;
 }
 
 // The thread's walk of one tile: own steps a .. a + kBtSteps - 1 (tile-relative), from
 // a + kBtSteps + K - 1 down (see the header comment). kWhole: every own step lies before
 // L and out.vec (most tiles): its stores go without a test. kIds (seq_idx): a term is kept
-// only where its two positions' ids match, and a padding position's g is 0; the ids move
-// through a window of registers as the walk's x̃ does (silu: IW[m] = id(s - K + m); else
-// IW[j] = id(s + j)). The windows' entries past the top step are never compared (dx and
-// dw come only from own steps, whose terms reach the top step at most).
+// only where its two positions' ids match, and a padding position's g is 0, read from the
+// span's masks (step s is span row s - a + kBtXLead, a fixed number at each unrolled step).
 template <bool kWhole, bool kIds>
-CC1D_DEVICE void bt_walk(const cc1d_vec16* buf, const int* ids, int lane, int a, bt_out out, bt_state& st) {
+CC1D_DEVICE void bt_walk(const cc1d_vec16* buf, const bt_span_ids& m, int lane, int a, bt_out out, bt_state& st) {
     constexpr int kWords = kBtLanes;   // 4-byte words a row
     const unsigned int* xs = reinterpret_cast<const unsigned int*>(buf) + lane;   // x̃ of step s: row s + kBtXLead
     const unsigned int* ds = reinterpret_cast<const unsigned int*>(buf + kBtXVecs) + lane;   // dout of step s: row s
@@ -229,44 +258,32 @@ CC1D_DEVICE void bt_walk(const cc1d_vec16* buf, const int* ids, int lane, int a,
     for (int i = 0; i <= CC1D_K; ++i)
 #pragma unroll
         for (int c = 0; c < kBtPer; ++c) G[i][c] = 0.0f;
-    constexpr int kIdWindow = CC1D_SILU ? 2 * CC1D_K + 1 : CC1D_K + 1;
-    constexpr int me = CC1D_SILU ? CC1D_K : 0;   // IW index of s
-    int IW[kIdWindow];
-#pragma unroll
-    for (int m = 0; m < kIdWindow; ++m) IW[m] = -1;
-    (void)ids; (void)IW;
+    // Whether span rows r and r + d hold the same id; whether row r is padding.
+    auto same = [&](int d, int r) { return d == 0 || ((m.same[d] >> r) & 1u) != 0u; };
+    auto padding = [&](int r) { return ((m.pad >> r) & 1u) != 0u; };
+    (void)m; (void)same; (void)padding;
 #if CC1D_SILU
     float XW[CC1D_K + 1][kBtPer];   // XW[i] = x̃[s - i]
 #pragma unroll
     for (int i = 0; i <= CC1D_K; ++i) bt_unpack(xs[(top - i + kBtXLead) * kWords], XW[i]);
-    if (kIds) {
-#pragma unroll
-        for (int m = 0; m <= CC1D_K; ++m) IW[m] = ids[top - CC1D_K + m + kBtXLead];
-    }
 #endif
 #pragma unroll
     for (int i = 0; i < kWalk; ++i) {
         const int s = top - i;
+        const int r = kWalk - 1 - i + kBtXLead;   // s's span row
         float gs[kBtPer];
         bt_unpack(ds[s * kWords], gs);
-#if !CC1D_SILU
-        if (kIds) {
-#pragma unroll
-            for (int m = CC1D_K; m > 0; --m) IW[m] = IW[m - 1];
-            IW[0] = ids[s + kBtXLead];
-        }
-#endif
 #if CC1D_SILU
 #pragma unroll
         for (int c = 0; c < kBtPer; ++c) {
             float z = st.bias[c];
 #pragma unroll
             for (int k = 0; k <= CC1D_K; ++k)
-                if (!kIds || IW[k] == IW[me]) z = fmaf(st.w[c][k], XW[CC1D_K - k][c], z);
+                if (!kIds || same(CC1D_K - k, r - (CC1D_K - k))) z = fmaf(st.w[c][k], XW[CC1D_K - k][c], z);
             gs[c] = cc1d_bwd_held_grad(gs[c], z);
         }
 #endif
-        if (kIds && IW[me] < 0) {   // padding: the output was forced to 0
+        if (kIds && padding(r)) {   // padding: the output was forced to 0
 #pragma unroll
             for (int c = 0; c < kBtPer; ++c) gs[c] = 0.0f;
         }
@@ -290,7 +307,7 @@ CC1D_DEVICE void bt_walk(const cc1d_vec16* buf, const int* ids, int lane, int a,
             for (int c = 0; c < kBtPer; ++c) acc[c] = 0.0f;
 #pragma unroll
             for (int k = 0; k <= CC1D_K; ++k) {
-                if (!kIds || IW[me + CC1D_K - k] == IW[me]) {   // id(s + K - k) against id(s)
+                if (!kIds || same(CC1D_K - k, r)) {   // id(s + K - k) against id(s)
 #pragma unroll
                     for (int c = 0; c < kBtPer; ++c) acc[c] = fmaf(st.w[c][k], G[CC1D_K - k][c], acc[c]);
 #pragma unroll
@@ -317,13 +334,26 @@ CC1D_DEVICE void bt_walk(const cc1d_vec16* buf, const int* ids, int lane, int a,
 #pragma unroll
                 for (int c = 0; c < kBtPer; ++c) XW[k][c] = XW[k + 1][c];
             bt_unpack(xs[(s - 1 - CC1D_K + kBtXLead) * kWords], XW[CC1D_K]);
-            if (kIds) {
-#pragma unroll
-                for (int m = kIdWindow - 1; m > 0; --m) IW[m] = IW[m - 1];
-                IW[0] = ids[s - 1 - CC1D_K + kBtXLead];
-            }
         }
 #endif
+    }
+}
+
+// dx 0 at the segment's own steps (those before L), from its last own step down as the walk
+// stores them (a 16-bit pair of +0 and an fp32 +0 are both the word 0).
+CC1D_DEVICE void bt_zero_rows(bt_out out) {
+#pragma unroll
+    for (int j = 0; j < kBtSteps; ++j) {
+        if (kBtSteps - 1 - j < out.rows) {
+            if (out.vec) {
+                *reinterpret_cast<unsigned int*>(out.at) = 0u;
+            } else {
+#pragma unroll
+                for (int c = 0; c < kBtPer; ++c)
+                    if (c < out.n) out.at[c * out.stride_d] = cc1d_of_bits<x_t>(0u);
+            }
+        }
+        out.at -= out.stride_l;
     }
 }
 
@@ -397,11 +427,17 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_CL_THREADS, CC1D_BWD_CL_TI
         out.n = n;
         out.vec = vector_tile;
         const cc1d_vec16* tile = bt_smem + buffer * kBtBufferVecs;
-        const int* ids = CC1D_HAS_SEQ_IDX ? bt_ids + buffer * kBtIdRows : nullptr;
-        // (seq_idx: a segment inside one sequence walks as without it)
-        const bool one_sequence = !CC1D_HAS_SEQ_IDX || bt_one_sequence(ids, lane, a);
-        if (vector_tile && out.rows == kBtSteps && one_sequence) bt_walk<true, false>(tile, ids, lane, a, out, st);
-        else bt_walk<false, CC1D_HAS_SEQ_IDX != 0>(tile, ids, lane, a, out, st);
+#if CC1D_HAS_SEQ_IDX
+        // (a segment inside one sequence walks as without seq_idx; one all padding stores 0s)
+        const bt_span_ids m = bt_vote_span_ids(bt_ids + buffer * kBtIdRows, lane, a);
+        if (bt_all_padding(m)) bt_zero_rows(out);
+        else if (vector_tile && out.rows == kBtSteps && bt_one_sequence(m)) bt_walk<true, false>(tile, m, lane, a, out, st);
+        else bt_walk<false, true>(tile, m, lane, a, out, st);
+#else
+        const bt_span_ids m{};   // (unread)
+        if (vector_tile && out.rows == kBtSteps) bt_walk<true, false>(tile, m, lane, a, out, st);
+        else bt_walk<false, false>(tile, m, lane, a, out, st);
+#endif
         __syncthreads();   // before this buffer is staged again
         if (kBtBuffers == 2) buffer ^= 1;
     }

@@ -83,7 +83,7 @@ constexpr std::int64_t kTileMaxElementsFp32 = std::int64_t(1) << 25;
 // slower from 2^23 elements: 4x4096x512 +7.7-8.0%, 8x2048x1024 +11.0-11.7%, 4x5376x4096
 // bf16 +0.6-2.7%, fp16 +14.8-17.2% (a cap of 128 registers: +5.3%, +8.5%, +0.6% and
 // +3.0%); faster up to 2^22: 4x256x4096 3.3%, 4x256x512 12.8%. Those calls stop there.
-constexpr std::int64_t kTileMaxElementsSeqSilu16BitWidth4 = std::int64_t(1) << 22;
+constexpr std::int64_t kTileMaxElementsSeqSilu16BitWidth4 = std::int64_t(1) << 27;   // EXPERIMENT (entry 159 A/B)
 
 }  // namespace
 
