@@ -3,6 +3,7 @@
 // of up to 2^27 elements (fp32: 2^25) of the variants that have a tile kernel run that
 // instead (takes_tile; bwd_channel_last_tile.cu, a module of its own: Variant::tiled).
 #include <algorithm>
+#include <cstdlib>
 
 #include "api/launch/backward_plan.hpp"
 #include "api/launch/launch_util.hpp"
@@ -137,7 +138,8 @@ Plan plan_channel_last_tile(const Variant& variant, const BackwardArgs& args, in
     plan.tile_len = kTileRows;
     plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen, kTileRows));
     const std::int64_t units = std::max<std::int64_t>(1, batch * plan.tiles);
-    const std::int64_t blocks_per_sm = elem_bytes == 2 ? kTile16BitBlocksPerSm : CC1D_BWD_CL_TILE_BLOCKS_PER_SM;
+    std::int64_t blocks_per_sm = elem_bytes == 2 ? kTile16BitBlocksPerSm : CC1D_BWD_CL_TILE_BLOCKS_PER_SM;
+    if (const char* e = std::getenv("CC1D_EXPERIMENT_TILE16_BLOCKS"); e && variant.seq_idx && elem_bytes == 2) blocks_per_sm = std::atoi(e);   // EXPERIMENT
     const std::int64_t blocks = std::int64_t(std::max(sm_count, 1)) * blocks_per_sm;
     const std::int64_t parts = std::clamp<std::int64_t>(blocks / std::max<std::int64_t>(plan.channel_groups, 1), 1, units);
     plan.units_per_part = util::ceil_div(units, parts);
