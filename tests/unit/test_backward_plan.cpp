@@ -242,15 +242,22 @@ TEST_CASE("channel-last backward plan: calls of up to 2^27 elements (fp32 2^25) 
     shifted.dx = Tensor(reinterpret_cast<void*>(std::uintptr_t(4)), DType::fp32, {4, 256, 512}, {256 * 512, 1, 256});
     CHECK_FALSE(backward::plan_channel_last(fp32, shifted, kH200Multiprocessors).tile);
     CHECK(plan_of(test::silu_backward(DType::bf16), 3, 1001, 777).tile);   // 16-bit: either way
-    // With seq_idx too (docs/perf.md entry 158), by the same limits, but for 16-bit with
-    // SiLU at width 4: up to 2^22 elements.
+    // With seq_idx too (docs/perf.md entries 158-159), by the same limits; in 16-bit up to
+    // 2^24 elements on a grid of 4 blocks an SM where calls without it plan 2.
     Variant seq = test::silu_backward(DType::bf16);
     seq.seq_idx = true;
     CHECK(plan_of(seq, 4, 256, 512).tile);
-    CHECK(plan_of(seq, 4, 256, 4096).tile);        // 2^22
-    CHECK_FALSE(plan_of(seq, 4, 257, 4096).tile);
-    CHECK_FALSE(plan_of(seq, 4, 4096, 512).tile);   // 2^23
-    CHECK_FALSE(plan_of(seq, 4, 5376, 4096).tile);
+    CHECK(plan_of(seq, 4, 4096, 512).tile);   // 2^23
+    CHECK(plan_of(seq, 4, 5376, 4096).tile);
+    CHECK_FALSE(plan_of(seq, 8, 5376, 4096).tile);   // past 2^27
+    const Variant no_seq = test::silu_backward(DType::bf16);
+    // 8x2048x1024 (2^24): 32 channel groups of 64; 4 blocks an SM give 16 parts of 8 units
+    // (128 units), 2 give 8 of 16.
+    CHECK(plan_of(seq, 8, 2048, 1024).parts == 16);
+    CHECK(plan_of(seq, 8, 2048, 1024).units_per_part == 8);
+    CHECK(plan_of(no_seq, 8, 2048, 1024).parts == 8);
+    CHECK(plan_of(seq, 8, 2048, 1025).parts == plan_of(no_seq, 8, 2048, 1025).parts);   // past 2^24
+    CHECK(plan_of(seq, 4, 5376, 4096).parts == plan_of(no_seq, 4, 5376, 4096).parts);
     for (const DType dtype : {DType::bf16, DType::fp16}) {
         CAPTURE(to_string(dtype));
         Variant other = test::silu_backward(dtype);
@@ -331,7 +338,7 @@ TEST_CASE("channel-last backward: the module a call loads (Variant::tiled) is th
         CHECK(again.units_per_part == plan.units_per_part);
         tiled += plan.tile;
     }
-    CHECK(tiled == 8);
+    CHECK(tiled == 9);
     // Never for channel-first calls.
     const Variant first = test::silu_backward(DType::bf16, Layout::channel_first);
     CHECK_FALSE(backward::takes_tile(first, channel_first_args(4, 4096, 512, DType::bf16)));

@@ -77,19 +77,15 @@ std::int64_t fill_wave(std::int64_t chunk, std::int64_t seqlen, std::int64_t bat
 // entry 144). Past these limits not measured on these plans, nor on an H200.
 constexpr std::int64_t kTileMaxElements16Bit = std::int64_t(1) << 27;
 constexpr std::int64_t kTileMaxElementsFp32 = std::int64_t(1) << 25;
-// With seq_idx (entry 158, H100, against the register walk) the tile kernel ran faster at
-// widths 2-3 with SiLU (8x2048x1024 bf16 1.7-2.7%), without SiLU (4x5376x4096 bf16 4.7%,
-// 8x2048x1024 fp16 5.0%) and in fp32 (8x2048x1024 5.9%), but in 16-bit with SiLU at width
-// 4, whose kernel holds the id windows beside twice the taps at its cap of 80 registers,
-// slower from 2^23 elements: 4x4096x512 +7.7-8.0%, 8x2048x1024 +11.0-11.7%, 4x5376x4096
-// bf16 +0.6-2.7%, fp16 +14.8-17.2% (a cap of 128 registers: +5.3%, +8.5%, +0.6% and
-// +3.0%); faster up to 2^22: 4x256x4096 3.3%, 4x256x512 12.8%. Those calls stop there.
-constexpr std::int64_t kTileMaxElementsSeqSilu16BitWidth4 = std::int64_t(1) << 27;   // EXPERIMENT (entry 159 A/B)
+// With seq_idx (entries 158-159, H100, against the register walk): 8x2048x1024 widths
+// 1-3 0.3-5.0% faster, fp32 SiLU 5.9%, 4x5376x4096 without SiLU 4.7-4.9%, fp16 SiLU widths
+// 2-3 4.7-5.4%; 16-bit SiLU at width 4 since entry 159's id masks (and its plan below)
+// 4x5376x4096 2.5% faster, 8x2048x1024 even, 4x4096x512 10%, 4x256x4096 10%.
 
 }  // namespace
 
-// Up to the limits above, for the variants that have the kernel (16-bit with seq_idx and
-// SiLU at width 4: 2^22 elements); fp32 only with rows of whole 16-byte vectors
+// Up to the limits above, for the variants that have the kernel; fp32 only with rows of
+// whole 16-byte vectors
 // (element-staged, 3x1001x777 fp32 ran 64% slower than the register walk, whose fp32
 // lanes load their channel's 4 bytes a step).
 // CC1D_DISABLE_BACKWARD_TILE=1 sends every call to the register walk (the GPU tests run
@@ -97,10 +93,7 @@ constexpr std::int64_t kTileMaxElementsSeqSilu16BitWidth4 = std::int64_t(1) << 2
 bool takes_tile(const Variant& variant, const BackwardArgs& args) {
     if (!util::has_module(variant, &Variant::tiled) || env::flag("CC1D_DISABLE_BACKWARD_TILE")) return false;
     const bool fp32 = dtype_size(variant.x_dtype) == 4;
-    const bool seq_silu_width4 = variant.seq_idx && variant.activation == Activation::silu && variant.width == 4;
-    const std::int64_t limit =
-        fp32 ? kTileMaxElementsFp32 : (seq_silu_width4 ? kTileMaxElementsSeqSilu16BitWidth4 : kTileMaxElements16Bit);
-    if (args.x.numel() > limit) return false;
+    if (args.x.numel() > (fp32 ? kTileMaxElementsFp32 : kTileMaxElements16Bit)) return false;
     return !fp32 || vector_rows(variant, args);
 }
 
@@ -113,6 +106,14 @@ namespace {
 // 4x256x4096 (64 parts of 4, was 128 of 2) 1.5-3.7% faster in entry 146's runs, 1-2%
 // slower in entry 143's sweep. The medium shape plans the same either way.
 constexpr std::int64_t kTile16BitBlocksPerSm = 2;
+// With seq_idx the tiles whose segments compare ids (boundaries, padding) walk ~25% more
+// instructions, and at 2 blocks an SM a tile's barrier makes its other warps wait for
+// them: calls up to 2^24 elements fill 4 blocks an SM instead. On an H100 (docs/perf.md,
+// entry 159), bf16 SiLU width 4: 8x2048x1024 7.3% faster (fp16 5.0%), 4x4096x512 11.5%;
+// 6 blocks gained less (1.7%, -1.0%; 4.8%); 4x5376x4096 (2^26.4, whose bench sequences
+// are longer) 3.4% slower at 4 and 6.1% at 6, so larger calls keep 2.
+constexpr std::int64_t kTile16BitSeqIdxBlocksPerSm = 4;
+constexpr std::int64_t kTile16BitSeqIdxFullerMaxElements = std::int64_t(1) << 24;
 
 // fp32 goes the other way: its parts walk at most 3 units, in several waves where a wave
 // would give them more. On an H100 (docs/perf.md, entry 144), against the wave's walks:
@@ -138,7 +139,9 @@ Plan plan_channel_last_tile(const Variant& variant, const BackwardArgs& args, in
     plan.tile_len = kTileRows;
     plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen, kTileRows));
     const std::int64_t units = std::max<std::int64_t>(1, batch * plan.tiles);
-    std::int64_t blocks_per_sm = elem_bytes == 2 ? kTile16BitBlocksPerSm : CC1D_BWD_CL_TILE_BLOCKS_PER_SM;
+    const bool fuller = variant.seq_idx && args.x.numel() <= kTile16BitSeqIdxFullerMaxElements;
+    std::int64_t blocks_per_sm = elem_bytes == 2 ? (fuller ? kTile16BitSeqIdxBlocksPerSm : kTile16BitBlocksPerSm)
+                                                 : CC1D_BWD_CL_TILE_BLOCKS_PER_SM;
     if (const char* e = std::getenv("CC1D_EXPERIMENT_TILE16_BLOCKS"); e && variant.seq_idx && elem_bytes == 2) blocks_per_sm = std::atoi(e);   // EXPERIMENT
     const std::int64_t blocks = std::int64_t(std::max(sm_count, 1)) * blocks_per_sm;
     const std::int64_t parts = std::clamp<std::int64_t>(blocks / std::max<std::int64_t>(plan.channel_groups, 1), 1, units);
