@@ -242,8 +242,8 @@ TEST_CASE("channel-last backward plan: calls of up to 2^27 elements (fp32 2^25) 
     shifted.dx = Tensor(reinterpret_cast<void*>(std::uintptr_t(4)), DType::fp32, {4, 256, 512}, {256 * 512, 1, 256});
     CHECK_FALSE(backward::plan_channel_last(fp32, shifted, kH200Multiprocessors).tile);
     CHECK(plan_of(test::silu_backward(DType::bf16), 3, 1001, 777).tile);   // 16-bit: either way
-    // With seq_idx too (docs/perf.md entries 158-159), by the same limits; in 16-bit up to
-    // 2^24 elements on a grid of 4 blocks an SM where calls without it plan 2.
+    // With seq_idx too (docs/perf.md entries 158-159), by the same limits; in 16-bit with
+    // SiLU at width 4 up to 2^25 elements on a grid of 4 blocks an SM, where the others plan 2.
     Variant seq = test::silu_backward(DType::bf16);
     seq.seq_idx = true;
     CHECK(plan_of(seq, 4, 256, 512).tile);
@@ -256,7 +256,16 @@ TEST_CASE("channel-last backward plan: calls of up to 2^27 elements (fp32 2^25) 
     CHECK(plan_of(seq, 8, 2048, 1024).parts == 16);
     CHECK(plan_of(seq, 8, 2048, 1024).units_per_part == 8);
     CHECK(plan_of(no_seq, 8, 2048, 1024).parts == 8);
-    CHECK(plan_of(seq, 8, 2048, 1025).parts == plan_of(no_seq, 8, 2048, 1025).parts);   // past 2^24
+    CHECK(plan_of(seq, 8, 4096, 1024).parts == 8);   // 2^25: 64 groups, 8 parts of 16
+    CHECK(plan_of(seq, 8, 4096, 1025).parts == plan_of(no_seq, 8, 4096, 1025).parts);   // past 2^25
+    for (const int width : {2, 3}) {
+        Variant narrow = seq;
+        narrow.width = width;
+        CHECK(plan_of(narrow, 8, 2048, 1024).parts == 8);
+    }
+    Variant plain = seq;
+    plain.activation = Activation::none;
+    CHECK(plan_of(plain, 8, 2048, 1024).parts == 8);
     CHECK(plan_of(seq, 4, 5376, 4096).parts == plan_of(no_seq, 4, 5376, 4096).parts);
     for (const DType dtype : {DType::bf16, DType::fp16}) {
         CAPTURE(to_string(dtype));

@@ -3,7 +3,6 @@
 // of up to 2^27 elements (fp32: 2^25) of the variants that have a tile kernel run that
 // instead (takes_tile; bwd_channel_last_tile.cu, a module of its own: Variant::tiled).
 #include <algorithm>
-#include <cstdlib>
 
 #include "api/launch/backward_plan.hpp"
 #include "api/launch/launch_util.hpp"
@@ -106,14 +105,16 @@ namespace {
 // 4x256x4096 (64 parts of 4, was 128 of 2) 1.5-3.7% faster in entry 146's runs, 1-2%
 // slower in entry 143's sweep. The medium shape plans the same either way.
 constexpr std::int64_t kTile16BitBlocksPerSm = 2;
-// With seq_idx the tiles whose segments compare ids (boundaries, padding) walk ~25% more
-// instructions, and at 2 blocks an SM a tile's barrier makes its other warps wait for
-// them: calls up to 2^24 elements fill 4 blocks an SM instead. On an H100 (docs/perf.md,
-// entry 159), bf16 SiLU width 4: 8x2048x1024 7.3% faster (fp16 5.0%), 4x4096x512 11.5%;
-// 6 blocks gained less (1.7%, -1.0%; 4.8%); 4x5376x4096 (2^26.4, whose bench sequences
-// are longer) 3.4% slower at 4 and 6.1% at 6, so larger calls keep 2.
+// With seq_idx, tiles whose segments compare ids (sequence boundaries, padding) walk ~25%
+// more instructions there, and at 2 blocks an SM (8 warps) each tile's barrier makes its
+// other warps wait for them. At SiLU width 4, the costliest such walk, calls of up to 2^25
+// elements fill 4 blocks an SM instead. On an H100 (docs/perf.md, entry 159; the bench's
+// sequences, 1 to L/3 long), bf16 against 2 blocks: 4x4096x512 -11%, 8x2048x1024 -8% (fp16
+// -5%), 8x4096x1024 -11%; 4x5376x4096 +3% (fewer, longer sequences there), so larger calls
+// keep 2; 6 blocks gained less. Widths 2-3 and calls without SiLU (8x2048x1024) ran 0-3%
+// slower at 4, and keep 2.
 constexpr std::int64_t kTile16BitSeqIdxBlocksPerSm = 4;
-constexpr std::int64_t kTile16BitSeqIdxFullerMaxElements = std::int64_t(1) << 24;
+constexpr std::int64_t kTile16BitSeqIdxFullerMaxElements = std::int64_t(1) << 25;
 
 // fp32 goes the other way: its parts walk at most 3 units, in several waves where a wave
 // would give them more. On an H100 (docs/perf.md, entry 144), against the wave's walks:
@@ -139,10 +140,10 @@ Plan plan_channel_last_tile(const Variant& variant, const BackwardArgs& args, in
     plan.tile_len = kTileRows;
     plan.tiles = std::max<std::int64_t>(1, util::ceil_div(seqlen, kTileRows));
     const std::int64_t units = std::max<std::int64_t>(1, batch * plan.tiles);
-    const bool fuller = variant.seq_idx && args.x.numel() <= kTile16BitSeqIdxFullerMaxElements;
-    std::int64_t blocks_per_sm = elem_bytes == 2 ? (fuller ? kTile16BitSeqIdxBlocksPerSm : kTile16BitBlocksPerSm)
-                                                 : CC1D_BWD_CL_TILE_BLOCKS_PER_SM;
-    if (const char* e = std::getenv("CC1D_EXPERIMENT_TILE16_BLOCKS"); e && variant.seq_idx && elem_bytes == 2) blocks_per_sm = std::atoi(e);   // EXPERIMENT
+    const bool fuller = variant.seq_idx && variant.activation == Activation::silu && variant.width == 4 &&
+                        args.x.numel() <= kTile16BitSeqIdxFullerMaxElements;
+    const std::int64_t blocks_per_sm = elem_bytes == 2 ? (fuller ? kTile16BitSeqIdxBlocksPerSm : kTile16BitBlocksPerSm)
+                                                       : CC1D_BWD_CL_TILE_BLOCKS_PER_SM;
     const std::int64_t blocks = std::int64_t(std::max(sm_count, 1)) * blocks_per_sm;
     const std::int64_t parts = std::clamp<std::int64_t>(blocks / std::max<std::int64_t>(plan.channel_groups, 1), 1, units);
     plan.units_per_part = util::ceil_div(units, parts);
