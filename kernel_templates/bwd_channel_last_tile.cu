@@ -2,9 +2,8 @@
 // of the tiled modules (Variant::tiled), up to width 4 without states
 // (CC1D_BWD_CL_TILE_KERNEL in params.h), with the backward's reduce kernel after it. The
 // host runs it for calls of up to 2^27 elements (fp32: 2^25, with rows of whole 16-byte
-// vectors; 16-bit with seq_idx and SiLU at width 4: 2^22) and the register walk of
-// bwd_channel_last.cu, another module, for the others (backward_channel_last.cpp says
-// why). Kept apart, each module compiles faster than the
+// vectors) and the register walk of bwd_channel_last.cu, another module, for the others
+// (backward_channel_last.cpp says why). Kept apart, each module compiles faster than the
 // two did together, and a call compiles only the one it takes (docs/perf.md entry 151).
 // x, dout and dx are stored (B, L, D), D contiguous.
 //
