@@ -32,9 +32,9 @@ std::vector<Variant> expand_variant_set(const FieldReader& reader, const Json& o
     // the main ones), so a set that does not say which fills both: every call of a listed
     // variant then finds its code object in the cache. ("small_call": false keeps only the
     // main module; update and varlen_fwd have one module.) Likewise a channel-last backward
-    // call up to width 4 without states picks the tile kernel's module or the
-    // register walk's by its size and rows: a set that does not name "tiled" fills both
-    // (normalized() drops the flag from every other variant, and the copies go).
+    // call up to width 4 without states picks the tile kernel's module or the register
+    // walk's by its size and rows: a set that does not name "tiled" fills both (normalized()
+    // drops the flag from every other variant, and the copies go).
     if (!object.contains("small_call")) choices.small_call = {false, true};
     if (!object.contains("tiled")) choices.tiled = {false, true};
     Expansion<Variant> expansion;

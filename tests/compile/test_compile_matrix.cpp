@@ -117,8 +117,8 @@ std::vector<Variant> combination_paths() {
         backward.seq_idx = true;
         out.push_back(backward.normalized());
     }
-    // The channel-last backward's tile kernel with seq_idx (its id staging and the ballot
-    // of one sequence a segment), in every dtype, with SiLU (two windows of ids) and without.
+    // The channel-last backward's tile kernel with seq_idx (its id staging and the ballots
+    // of a segment's id masks), in every dtype, with SiLU (a wider span of ids) and without.
     for (DType x : kDtypes)
         for (Activation act : {Activation::silu, Activation::none}) {
             Variant tile = family_variant(Op::bwd, Layout::channel_last, 4, x, x, 1);

@@ -691,7 +691,8 @@ TEST_CASE("backward: channel-last calls below 2^24 elements, through the tile ke
 TEST_CASE("backward: channel-last seq_idx through the tile kernel, segments inside one sequence and across several") {
     // The tile kernel with seq_idx (up to width 4 without states): a segment of a tile
     // (one warp, 16 own steps) whose walk reads ids of one sequence walks without comparing
-    // them, the others compare each term's two ids. Sequences up to half a row long between
+    // them, one whose own steps are all padding stores zeros, the others test each term's
+    // two ids in the masks its warp voted. Sequences up to half a row long between
     // short ones and padding (random_seq_idx; odd lengths also reuse an earlier id), so
     // segments come inside one, across several, in padding and at row ends; channels past a
     // whole tile (element staging), views rotated, every dtype and width, both activations

@@ -76,18 +76,17 @@ std::int64_t fill_wave(std::int64_t chunk, std::int64_t seqlen, std::int64_t bat
 // entry 144). Past these limits not measured on these plans, nor on an H200.
 constexpr std::int64_t kTileMaxElements16Bit = std::int64_t(1) << 27;
 constexpr std::int64_t kTileMaxElementsFp32 = std::int64_t(1) << 25;
-// With seq_idx (entries 158-159, H100, against the register walk): 8x2048x1024 widths
-// 1-3 0.3-5.0% faster, fp32 SiLU 5.9%, 4x5376x4096 without SiLU 4.7-4.9%, fp16 SiLU widths
-// 2-3 4.7-5.4%; 16-bit SiLU at width 4 since entry 159's id masks (and its plan below)
-// 4x5376x4096 2.5% faster, 8x4096x1024 5.9%, 8x2048x1024 even, 4x4096x512 9.8%,
-// 4x256x4096 10%.
 
 }  // namespace
 
 // Up to the limits above, for the variants that have the kernel; fp32 only with rows of
-// whole 16-byte vectors
-// (element-staged, 3x1001x777 fp32 ran 64% slower than the register walk, whose fp32
-// lanes load their channel's 4 bytes a step).
+// whole 16-byte vectors (element-staged, 3x1001x777 fp32 ran 64% slower than the register
+// walk, whose fp32 lanes load their channel's 4 bytes a step). Calls with seq_idx by the
+// same limits (entries 158-159, H100, against the register walk): 8x2048x1024 widths 1-3
+// 0.3-5.0% faster, fp32 SiLU 5.9%, 4x5376x4096 without SiLU 4.7-4.9%, fp16 SiLU widths 2-3
+// 4.7-5.4%; 16-bit SiLU at width 4 since entry 159's id masks (and its plan below)
+// 4x5376x4096 2.5% faster, 8x4096x1024 5.9%, 8x2048x1024 even, 4x4096x512 9.8%,
+// 4x256x4096 10%.
 // CC1D_DISABLE_BACKWARD_TILE=1 sends every call to the register walk (the GPU tests run
 // their calls both ways).
 bool takes_tile(const Variant& variant, const BackwardArgs& args) {

@@ -95,9 +95,8 @@ bool takes_shifted_rows(const Variant& variant, const BackwardArgs& args);
 
 // Whether a channel-last call runs the tile kernel (bwd_channel_last_tile.cu, the module of
 // Variant::tiled) rather than the register walk: calls of up to 2^27 elements (fp32: 2^25,
-// with rows of whole 16-byte vectors) of
-// the variants that have it (up to width 4 without states). plan_channel_last plans by it,
-// the Runtime loads the module by it.
+// with rows of whole 16-byte vectors) of the variants that have it (up to width 4 without
+// states). plan_channel_last plans by it, the Runtime loads the module by it.
 bool takes_tile(const Variant& variant, const BackwardArgs& args);
 
 // Whether a channel-first call's tiles follow x's rows' own 16-byte boundaries: the
