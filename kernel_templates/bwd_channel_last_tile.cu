@@ -29,8 +29,13 @@
 // on an H200 (docs/perf.md, entry 104). A tile row is 128 bytes, so every buffer and its
 // dout rows start on 128-byte boundaries of shared memory, where cp.async copies land
 // line for line.
-// Tiles that reach past D or whose rows are not 16-byte aligned (vector_ok == 0) stage
-// and store element by element; the walk is the same.
+// Tiles that reach past D stage and store element by element; the walk is the same. Rows
+// that are not 16-byte aligned (vector_ok == 0: a D or a view's offset off 16-byte
+// boundaries) run the module of such rows (CC1D_SHIFTED_ROWS, Variant::shifted_rows), which
+// stages every tile's vectors through registers, two aligned loads and a shift each
+// (cc1d_load_tile_rows_any), and stores dx element by element: staged element by element,
+// 3x1001x777 bf16 SiLU had run at 8% of copy bandwidth (docs/perf.md, entry 160). Kept
+// apart, the main module's code is as it was.
 // seq_idx: a tile's ids (one a time step, the same for all its channels) are staged beside
 // its rows. A warp is one segment, so what its walk needs of the ids it reads (from its
 // first own step's x̃ window to its top step, at most 32) is a few ballots a tile: for each
@@ -156,6 +161,13 @@ CC1D_DEVICE void bt_stage(const cc1d_bwd_params& p, const bt_unit& u, cc1d_i64 c
         bt_copy_rows<kBtXLoads, kBtXVecs>(buf, x, p.x_stride_l, u.t0 - kBtXLead, p.seqlen);
         bt_copy_rows<kBtDLoads, kBtDVecs>(buf + kBtXVecs, d, p.dout_stride_l, u.t0, p.seqlen);
 #endif
+    } else if (CC1D_SHIFTED_ROWS) {   // (the module of rows off 16-byte boundaries: every tile)
+        const x_t* x = reinterpret_cast<const x_t*>(p.x) + u.b * p.x_stride_b;
+        const x_t* d = reinterpret_cast<const x_t*>(p.dout) + u.b * p.dout_stride_b;
+        cc1d_load_tile_rows_any<kBtXLoads, CC1D_BWD_CL_THREADS, kBtRowVecs, kBtXVecs>(
+            buf, x, p.x_stride_l, p.x_stride_d, c0, u.t0 - kBtXLead, p.seqlen, p.dim, p.vector_ok != 0);
+        cc1d_load_tile_rows_any<kBtDLoads, CC1D_BWD_CL_THREADS, kBtRowVecs, kBtDVecs>(
+            buf + kBtXVecs, d, p.dout_stride_l, p.dout_stride_d, c0, u.t0, p.seqlen, p.dim, p.vector_ok != 0);
     } else {
         bt_stage_elements(p, u, c0, buf);
     }
@@ -380,7 +392,9 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_CL_THREADS, CC1D_BWD_CL_TI
     const cc1d_i64 c = c0 + kBtPer * lane;   // the thread's first channel
     const cc1d_i64 left = p.dim - c;
     const int n = left <= 0 ? 0 : (left < kBtPer ? (int)left : kBtPer);
-    const bool vector_tile = p.vector_ok != 0 && c0 + kBtChannels <= p.dim;
+    // (The module of rows off 16-byte boundaries has no vector tiles: the host sends it no
+    // call whose rows are aligned.)
+    const bool vector_tile = !CC1D_SHIFTED_ROWS && p.vector_ok != 0 && c0 + kBtChannels <= p.dim;
 
     const auto raw_weights = cc1d_fetch_channel_weights<kBtPer>(p, c);
     const cc1d_i64 units = p.batch * p.tiles;

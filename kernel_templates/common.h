@@ -852,3 +852,55 @@ CC1D_DEVICE void cc1d_copy_tile_rows_async(cc1d_vec16* tile, const x_t* row0, cc
     }
 }
 #endif
+
+// A channel-last tile's input rows through registers where they cannot be copied as
+// aligned 16-byte vectors: rows off 16-byte boundaries (a D or a view's offset that is not
+// a multiple of a vector: `aligned` false) or a tile reaching past D. The tile is laid out
+// as cc1d_copy_tile_rows_async lays it (vector i: row i / ROW_VECS, token first_token +
+// row, channels c0 + (i % ROW_VECS) * VEC on; `row0` is channel 0 at token 0, stride_d
+// between channels); zeros for tokens outside [0, len) and channels past dim. A vector that
+// lies whole in its row is one aligned load, or in a row of unit stride away from its ends
+// two aligned loads and a shift (cc1d_v16_load_shifted), every load of the tile issued
+// before the first store; the few at a row's ends (or all, where channels are not
+// adjacent) then go element by element, in a loop of their own so their code stays out of
+// the unrolled one. Element by element throughout, each load waited for the one before
+// it: the channel-last backward's tile kernel ran 3x1001x777 bf16 at 8% of copy bandwidth
+// (docs/perf.md, entry 160). Complete when it returns (no copies in flight).
+template <int LOADS, int THREADS, int ROW_VECS, int VECS, int BATCH = LOADS>
+CC1D_DEVICE void cc1d_load_tile_rows_any(cc1d_vec16* tile, const x_t* row0, cc1d_i64 stride_l, cc1d_i64 stride_d,
+                                         cc1d_i64 c0, cc1d_i64 first_token, cc1d_i64 len, cc1d_i64 dim, bool aligned) {
+    // Whether the vector from channel pos goes whole (the same for all of a tile's vectors
+    // but at the row's ends).
+    auto whole = [&](cc1d_i64 pos) {
+        return aligned ? pos + CC1D_VEC <= dim : stride_d == 1 && cc1d_v16_shifted_ok(pos, dim);
+    };
+#pragma unroll
+    for (int m0 = 0; m0 < LOADS; m0 += BATCH) {
+        cc1d_vec16 v[BATCH];
+#pragma unroll
+        for (int j = 0; j < BATCH; ++j) {
+            const int i = threadIdx.x + (m0 + j) * THREADS;
+            const int row = i / ROW_VECS, col = i - row * ROW_VECS;
+            const cc1d_i64 t = first_token + row, pos = c0 + col * CC1D_VEC;
+            const x_t* at = row0 + t * stride_l + pos;
+            v[j] = cc1d_v16_zero();
+            if (m0 + j < LOADS && i < VECS && t >= 0 && t < len && whole(pos))
+                v[j] = aligned ? cc1d_v16_load_aligned(at) : cc1d_v16_load_shifted(at);
+        }
+#pragma unroll
+        for (int j = 0; j < BATCH; ++j) {
+            const int i = threadIdx.x + (m0 + j) * THREADS;
+            if (m0 + j < LOADS && i < VECS) cc1d_v16_store_aligned(&tile[i], v[j]);
+        }
+    }
+    // The vectors at a row's ends, by the thread that stored their zeros above.
+    if (stride_d == 1 && c0 >= CC1D_VEC && c0 + ROW_VECS * CC1D_VEC + CC1D_VEC <= dim) return;   // none here
+#pragma unroll 1
+    for (int m = 0; m < LOADS; ++m) {
+        const int i = threadIdx.x + m * THREADS;
+        const int row = i / ROW_VECS, col = i - row * ROW_VECS;
+        const cc1d_i64 t = first_token + row, pos = c0 + col * CC1D_VEC;
+        if (i < VECS && t >= 0 && t < len && !whole(pos) && pos < dim)
+            cc1d_v16_store_aligned(&tile[i], cc1d_v16_load(row0 + t * stride_l, stride_d, pos, dim, false));
+    }
+}

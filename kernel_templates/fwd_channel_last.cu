@@ -23,10 +23,15 @@
 // register window above (which served 16-bit x with seq_idx, and widths 5-8, until then)
 // reached 73-79%; widths 5-8 ran 8-26% faster in the tile as well (docs/perf.md, entry 95).
 //
-// A tile whose rows are not 16-byte aligned (vector_ok == 0) or that reaches past D loads
-// and stores element by element (still coalesced: consecutive threads, consecutive
-// channels); the compute phase does not change. Deciding per tile keeps the per-element
-// code out of the vector path, whose register count sets the occupancy.
+// A tile that reaches past D loads and stores element by element (still coalesced:
+// consecutive threads, consecutive channels); the compute phase does not change. Deciding
+// per tile keeps the per-element code out of the vector path, whose register count sets
+// the occupancy. Rows that are not 16-byte aligned (vector_ok == 0: a D or a view's offset
+// off 16-byte boundaries) run the module of such rows (CC1D_SHIFTED_ROWS, Variant::
+// shifted_rows), whose every tile loads its vectors through registers, two aligned loads
+// and a shift each, and stores them as the widest aligned pieces: element by element,
+// 4x2051x1024 had run 2.3 (fp32) and 3.5 (16-bit) times as long as D = 2048 on an H200
+// (docs/perf.md, entries 94 and 160). Kept apart, the main module's code is as it was.
 // Grid: (channel groups, time tiles, batch) flattened, channel groups fastest so
 // neighbouring blocks touch neighbouring memory.
 
@@ -118,7 +123,19 @@ CC1D_DEVICE void cl_wait_tile() {
 #endif
 }
 
-// Phase 1, other tiles: element by element.
+#if CC1D_SHIFTED_ROWS
+// Phase 1 in the module of rows off 16-byte boundaries (every tile): the tile's vectors
+// through registers (cc1d_load_tile_rows_any), zeros before the row start, as
+// cl_load_vectors leaves them.
+CC1D_DEVICE void cl_load_shifted(const cc1d_fwd_params& p, const ClTile& tile, cc1d_vec16* s_in) {
+    const x_t* x = reinterpret_cast<const x_t*>(p.x) + tile.b * p.x_stride_b;
+    cc1d_load_tile_rows_any<kClLoads, CC1D_FWD_CL_THREADS, kClRowVecs, kClInVecs>(
+        s_in, x, p.x_stride_l, p.x_stride_d, tile.c0, tile.t0 - CC1D_K, p.seqlen, p.dim, p.vector_ok != 0);
+}
+#endif
+
+// Phase 1, other tiles (the main module's tiles reaching past D, or of rows off 16-byte
+// boundaries where that module was not built): element by element.
 CC1D_DEVICE void cl_load_elements(const cc1d_fwd_params& p, const ClTile& tile, x_t* s_in) {
 #pragma unroll 4
     for (int e = threadIdx.x; e < kClInElems; e += CC1D_FWD_CL_THREADS) {
@@ -158,6 +175,17 @@ CC1D_DEVICE void cl_store(const cc1d_fwd_params& p, const ClTile& tile, bool vec
             const cc1d_i64 t = tile.t0 + row;
             if (t < p.seqlen)
                 cc1d_v16_store_global(out + t * p.out_stride_l + col * CC1D_VEC, cc1d_v16_load_aligned(&s_out[i]));
+        }
+    } else if (CC1D_SHIFTED_ROWS) {   // each vector as the widest aligned pieces that write its channels before D
+        x_t* row0 = reinterpret_cast<x_t*>(p.out) + tile.b * p.out_stride_b;
+#pragma unroll
+        for (int m = 0; m < kClStores; ++m) {
+            const int i = threadIdx.x + m * CC1D_FWD_CL_THREADS;
+            const int row = i / kClRowVecs, col = i - row * kClRowVecs;
+            const cc1d_i64 t = tile.t0 + row;
+            if (t < p.seqlen)
+                cc1d_v16_store_row(row0 + t * p.out_stride_l, p.out_stride_d, tile.c0 + col * CC1D_VEC, p.dim,
+                                   p.vector_ok != 0, cc1d_v16_load_aligned(&s_out[i]));
         }
     } else {
         const x_t* elems = reinterpret_cast<const x_t*>(s_out);
@@ -238,9 +266,15 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_THREADS) CC1D_ENTRY(cc1
     const auto raw_weights = cc1d_fetch_channel_weights<kClPerThread>(p, tile.c0 + lane * kClPerThread);
 
     // ---- 1. load the halo and the tile ----
-    const bool vector_tile = p.vector_ok && tile.c0 + kClChannels <= p.dim;
-    if (vector_tile) {
+    // (The module of rows off 16-byte boundaries has no vector tiles: the host sends it no
+    // call whose rows are aligned.)
+    const bool vector_tile = !CC1D_SHIFTED_ROWS && p.vector_ok && tile.c0 + kClChannels <= p.dim;
+    if (vector_tile || CC1D_SHIFTED_ROWS) {
+#if CC1D_SHIFTED_ROWS
+        cl_load_shifted(p, tile, s_in);
+#else
         cl_load_vectors(p, tile, s_in);
+#endif
 #if CC1D_HAS_INITIAL_STATES
         // The first tile's halo rows before the row start come from initial_states.
         if (tile.t0 < CC1D_K) {
@@ -249,7 +283,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_FWD_CL_THREADS) CC1D_ENTRY(cc1
             for (int e = tid; e < CC1D_K * kClChannels; e += CC1D_FWD_CL_THREADS) {
                 const int row = e / kClChannels, c = e - row * kClChannels;
                 const cc1d_i64 t = tile.t0 - CC1D_K + row;
-                if (t < 0) elems[e] = cl_load_elem(p, tile, t, tile.c0 + c);
+                if (t < 0 && (!CC1D_SHIFTED_ROWS || tile.c0 + c < p.dim)) elems[e] = cl_load_elem(p, tile, t, tile.c0 + c);
             }
         }
 #endif

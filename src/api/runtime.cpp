@@ -92,8 +92,8 @@ void Runtime::forward(const ForwardArgs& args, void* stream) {
     // With L == 0 there is still final_states to write (from initial_states or zeros).
     const bool states_only = args.final_states.present() && args.x.shape[0] * args.x.shape[1] > 0;
     if (empty(args.x) && !states_only) return;
-    // Channel-first rows off 16-byte boundaries: a module of their own (launch.hpp).
-    if (variant.layout == Layout::channel_first) variant.shifted_rows = launch::forward_takes_shifted_rows(variant, args);
+    // Rows off 16-byte boundaries: a module of their own (launch.hpp).
+    variant.shifted_rows = launch::forward_takes_shifted_rows(variant, args);
     run_op(*impl_, variant, args, stream,
            variant.layout == Layout::channel_last ? launch::forward_channel_last : launch::forward_channel_first);
 }
@@ -109,10 +109,10 @@ void Runtime::backward(const BackwardArgs& args, void* stream) {
         run_op(*impl_, variant, args, stream, launch_small);
         return;
     }
-    // 16-bit channel-first rows off 16-byte boundaries, and the channel-last calls of the tile
-    // kernel: modules of their own (backward_plan.hpp).
-    variant.shifted_rows = launch::backward::takes_shifted_rows(variant, args);
+    // The channel-last calls of the tile kernel, and rows off 16-byte boundaries (16-bit
+    // channel-first, and the tile kernel's): modules of their own (backward_plan.hpp).
     variant.tiled = launch::backward::takes_tile(variant, args);
+    variant.shifted_rows = launch::backward::takes_shifted_rows(variant, args);
     // An empty x still defines dweight/dbias (zero, or unchanged with accumulate): the
     // launchers handle it, so there is no early return here.
     run_op(*impl_, variant, args, stream,

@@ -49,14 +49,16 @@ Variant Variant::normalized() const {
     // The small-call kernel sums dweight/dbias in a fixed order whatever the mode asks:
     // one module serves both.
     if (v.small_call) v.deterministic = true;
-    // Modules of rows off 16-byte boundaries: the channel-first backward's main kernels in
-    // 16-bit, the channel-first forward's main kernels without seq_idx.
-    const bool shifted_backward = v.op == Op::bwd && v.x_dtype != DType::fp32;
-    const bool shifted_forward = v.op == Op::fwd && !v.seq_idx;
-    if (v.layout != Layout::channel_first || v.small_call || !(shifted_backward || shifted_forward)) v.shifted_rows = false;
     // The tile kernel's module: the channel-last backward's main kernels of these widths and features.
     const bool tile_kernel = CC1D_BWD_CL_TILE_KERNEL(v.width, v.initial_states || v.final_states);
     if (v.op != Op::bwd || v.layout != Layout::channel_last || v.small_call || !tile_kernel) v.tiled = false;
+    // Modules of rows off 16-byte boundaries: channel-first, the backward's main kernels in
+    // 16-bit and the forward's main kernels without seq_idx; channel-last, the forward's
+    // main kernel and the backward's tile kernel.
+    const bool first = v.layout == Layout::channel_first;
+    const bool shifted_backward = v.op == Op::bwd && (first ? v.x_dtype != DType::fp32 : v.tiled);
+    const bool shifted_forward = v.op == Op::fwd && (!first || !v.seq_idx);
+    if (v.small_call || !(shifted_backward || shifted_forward)) v.shifted_rows = false;
     if (v.op != Op::update) v.cache_seqlens = v.state_indices = false;
     // Update kernels read (B, D, T) with any unit stride; they have no layout of their own.
     if (v.op == Op::update) v.layout = Layout::channel_first;

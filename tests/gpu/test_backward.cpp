@@ -722,6 +722,47 @@ TEST_CASE("backward: channel-last seq_idx through the tile kernel, segments insi
         }
 }
 
+TEST_CASE("backward: channel-last rows off 16-byte boundaries, the tile kernel's module of such rows and its main one") {
+    // Tile kernel calls (up to width 4 without states) whose rows along D are not whole
+    // 16-byte vectors run the module of such rows (Variant::shifted_rows): every tile's
+    // vectors through registers, two aligned loads and a shift each inside a row, element
+    // by element at its ends (cc1d_load_tile_rows_any), dx element by element; with
+    // CC1D_DISABLE_SHIFTED_ROWS the main module, element by element. D of 1001 and 2051
+    // (every row at another offset), 5 and 7 (less than a vector: no vector whole), 17 and
+    // 23 (one whole vector at most), 130 (rows on 4-byte boundaries), 200 and 64 (whole
+    // vectors, one tensor misaligned by an element or three); x, dout and dx misaligned
+    // alone and together; partial last tiles, seq_idx, both activations and modes, every
+    // dtype and width. Each call also runs through the register walk (run_backward_case).
+    // Small enough for the sanitizers.
+    MainBackwardKernelsOnly main_kernels;   // the short calls here would take bwd_small.cu
+    struct Shape {
+        std::int64_t B, D, L;
+    };
+    const Shape shapes[] = {{3, 1001, 777}, {1, 2051, 300}, {2, 5, 129}, {3, 7, 1031}, {2, 17, 517},
+                            {4, 23, 64},    {2, 130, 259},  {1, 200, 2049}, {2, 64, 65}};
+    const DType dtypes[] = {DType::bf16, DType::fp16, DType::fp32};
+    std::uint64_t index = 0;
+    for (const char* main_module : {"0", "1"}) {
+        ScopedEnv element_wise("CC1D_DISABLE_SHIFTED_ROWS", main_module);
+        for (const Shape& shape : shapes)
+            for (int silu = 0; silu < 2; ++silu) {
+                const int turn = static_cast<int>(index);
+                const DType x = dtypes[turn % 3];
+                const BackwardVariant v{Layout::channel_last, {x, x}, turn % 4 + 1, silu ? Activation::silu : Activation::none,
+                                        turn % 5 != 2, turn % 3 == 1, false, false, turn % 4 != 1};
+                // Misaligned by one element (kind 2) or strided and by three (kind 3): x,
+                // dout and dx one at a time, then all three.
+                const int odd = 2 + turn % 2, which = turn % 4;
+                auto kind = [&](int tensor) { return view_kind(which == 3 || which == tensor ? odd : 0, true); };
+                const Run r{shape.B, shape.D, shape.L, kind(0), kind(1), kind(2), view_kind(0, false), turn % 2 == 0,
+                            turn % 3 == 2, false};
+                const std::uint32_t seed = case_seed(41, index++);
+                INFO("CC1D_DISABLE_SHIFTED_ROWS=", main_module, " | ", v.name(), " | ", r.name(), " | seed ", seed);
+                run_backward_case(v, r, seed);
+            }
+    }
+}
+
 TEST_CASE("backward: channel-last fp32 rows of whole 16-byte vectors through the tile kernel") {
     // fp32 calls take the tile kernel only with rows of whole 16-byte vectors (takes_tile):
     // contiguous views, D a multiple of 4. Its copies (cc1d_copy_tile_rows_async in the

@@ -331,6 +331,46 @@ TEST_CASE("forward: channel-first rows off 16-byte boundaries through both modul
     }
 }
 
+TEST_CASE("forward: channel-last rows off 16-byte boundaries, the module of such rows and the main one") {
+    // Channel-last calls whose x or out rows along D are not whole 16-byte vectors run
+    // the module of such rows (Variant::shifted_rows): every tile's vectors through
+    // registers, two aligned loads and a shift each inside a row, element by element at
+    // its ends (cc1d_load_tile_rows_any), out as the widest aligned pieces; with
+    // CC1D_DISABLE_SHIFTED_ROWS the main module, element by element. D of 1001 (every row
+    // at another offset), 5 and 7 (less than a vector), 17 and 23 (one whole vector at
+    // most), 130 (rows on 4-byte boundaries), 200 and 64 (whole vectors; x or out
+    // misaligned by an element, or strided and by three); every dtype, widths 2 to 16,
+    // seq_idx, both states (the first tile's halo from initial_states), partial last
+    // tiles.
+    struct Shape {
+        std::int64_t B, D, L;
+    };
+    const Shape shapes[] = {{3, 1001, 777}, {2, 5, 129}, {3, 7, 1031}, {2, 17, 517}, {4, 23, 64}, {2, 130, 259},
+                            {1, 200, 2049}, {2, 64, 65}};
+    const DType dtypes[] = {DType::bf16, DType::fp32, DType::fp16};
+    const int widths[] = {4, 2, 3, 8, 16, 1};
+    std::uint64_t index = 0;
+    for (const char* main_module : {static_cast<const char*>(nullptr), "1"}) {
+        ScopedEnv shifted("CC1D_DISABLE_SHIFTED_ROWS", main_module);
+        MainForwardKernelsOnly main_only;   // short calls too through the kernels under test
+        for (const Shape& shape : shapes)
+            for (int features = 0; features < 3; ++features) {
+                const int turn = static_cast<int>(index);
+                const DType x = dtypes[turn % 3];
+                const ForwardVariant v{Layout::channel_last, {x, turn % 2 ? x : DType::fp32}, widths[turn % 6],
+                                       turn % 4 < 2 ? Activation::silu : Activation::none, turn % 5 != 0,
+                                       features == 1, features != 0 && turn % 2 == 0, features == 2};
+                const int odd = 2 + turn % 2, which = turn % 3;   // x, out, or both misaligned
+                const Geometry g{shape.B, shape.D, shape.L, view_kind(which != 1 ? odd : 0, true),
+                                 view_kind(which != 0 ? odd : 0, true), view_kind(turn, false)};
+                const std::uint32_t seed = case_seed(16, index++);
+                INFO("CC1D_DISABLE_SHIFTED_ROWS=", main_module ? main_module : "(unset)", " | ", v.name(), " | ",
+                     g.name(), " | seed ", seed);
+                run_forward_case(v, g, seed);
+            }
+    }
+}
+
 TEST_CASE("forward: channel-first seq_idx through the staged kernel (16-byte rows) and the main one") {
     // With seq_idx the staged kernel takes every call of 16-byte rows, on every device: it
     // moves x and, where the id rows are 16-byte aligned, the ids by cp.async, four

@@ -93,7 +93,9 @@ bool takes_tile(const Variant& variant, const BackwardArgs& args) {
     if (!util::has_module(variant, &Variant::tiled) || env::flag("CC1D_DISABLE_BACKWARD_TILE")) return false;
     const bool fp32 = dtype_size(variant.x_dtype) == 4;
     if (args.x.numel() > (fp32 ? kTileMaxElementsFp32 : kTileMaxElements16Bit)) return false;
-    return !fp32 || vector_rows(variant, args);
+    if (fp32 && !vector_rows(variant, args))   // TEMPORARY A/B knob (entry 160), not to be merged
+        return env::flag("CC1D_TMP_FP32_SHIFTED_TILE") && !env::flag("CC1D_DISABLE_SHIFTED_ROWS");
+    return true;
 }
 
 namespace {
@@ -144,7 +146,9 @@ Plan plan_channel_last_tile(const Variant& variant, const BackwardArgs& args, in
                         args.x.numel() <= kTile16BitSeqIdxFullerMaxElements;
     const std::int64_t blocks_per_sm = elem_bytes == 2 ? (fuller ? kTile16BitSeqIdxBlocksPerSm : kTile16BitBlocksPerSm)
                                                        : CC1D_BWD_CL_TILE_BLOCKS_PER_SM;
-    const std::int64_t blocks = std::int64_t(std::max(sm_count, 1)) * blocks_per_sm;
+    std::int64_t blocks = std::int64_t(std::max(sm_count, 1)) * blocks_per_sm;
+    if (!vector_rows(variant, args) && env::get("CC1D_TMP_SHIFTED_BLOCKS"))   // TEMPORARY A/B knob (entry 160)
+        blocks = std::int64_t(std::max(sm_count, 1)) * std::stoll(*env::get("CC1D_TMP_SHIFTED_BLOCKS"));
     const std::int64_t parts = std::clamp<std::int64_t>(blocks / std::max<std::int64_t>(plan.channel_groups, 1), 1, units);
     plan.units_per_part = util::ceil_div(units, parts);
     if (elem_bytes == 4) plan.units_per_part = std::min(plan.units_per_part, kTileFp32MaxUnitsPerPart);

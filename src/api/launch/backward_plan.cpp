@@ -81,15 +81,17 @@ bool vector_rows(const Variant& variant, const BackwardArgs& args) {
 }
 
 bool takes_shifted_rows(const Variant& variant, const BackwardArgs& args) {
-    if (!util::has_module(variant, &Variant::shifted_rows) || args.x.numel() == 0 || vector_rows(variant, args)) return false;
-    const bool unit_rows = util::unit_stride(args.x, 2) || util::unit_stride(args.dout, 2) || util::unit_stride(args.dx, 2);
-    return unit_rows && !env::flag("CC1D_DISABLE_SHIFTED_ROWS");
+    if (!util::has_module(variant, &Variant::shifted_rows) || args.x.numel() == 0 || vector_rows(variant, args) ||
+        env::flag("CC1D_DISABLE_SHIFTED_ROWS"))
+        return false;
+    if (variant.layout == Layout::channel_last) return true;   // (channel-last rows have unit stride along D)
+    return util::unit_stride(args.x, 2) || util::unit_stride(args.dout, 2) || util::unit_stride(args.dx, 2);
 }
 
 bool follows_own_boundaries(const Variant& variant, const BackwardArgs& args) {
     const Variant v = variant.normalized();
-    return v.shifted_rows && !v.seq_idx && util::unit_stride(args.x, 2) && util::element_aligned(args.x) &&
-           !env::flag("CC1D_DISABLE_OWN_BOUNDARIES");
+    return v.layout == Layout::channel_first && v.shifted_rows && !v.seq_idx && util::unit_stride(args.x, 2) &&
+           util::element_aligned(args.x) && !env::flag("CC1D_DISABLE_OWN_BOUNDARIES");
 }
 
 cc1d_bwd_params make_params(const Variant& variant, const BackwardArgs& args) {

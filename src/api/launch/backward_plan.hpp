@@ -86,11 +86,13 @@ std::size_t workspace_bytes(const Variant& variant, const BackwardArgs& args, co
 // contiguous axis (L channel-first, D channel-last): cc1d_bwd_params.vector_ok.
 bool vector_rows(const Variant& variant, const BackwardArgs& args);
 
-// Whether a channel-first call in 16-bit whose rows are not all whole 16-byte vectors
-// (vector_rows) runs the module of such rows (Variant::shifted_rows: two aligned loads and
-// a shift a vector where a row has unit stride, bwd_channel_first.cu): when x, dout or
-// dx has unit stride along L and the call is not empty. CC1D_DISABLE_SHIFTED_ROWS=1
-// keeps such calls on the main module (element-by-element loads and stores).
+// Whether a call whose rows are not all whole 16-byte vectors (vector_rows) runs the
+// module of such rows (Variant::shifted_rows: two aligned loads and a shift a vector where
+// a row has unit stride), when the variant has one and the call is not empty: channel-first
+// in 16-bit (bwd_channel_first.cu) when x, dout or dx has unit stride along L; channel-last
+// on the tile kernel (variant.tiled, as takes_tile sets it; bwd_channel_last_tile.cu).
+// CC1D_DISABLE_SHIFTED_ROWS=1 keeps such calls on the main module (element-by-element loads
+// and stores).
 bool takes_shifted_rows(const Variant& variant, const BackwardArgs& args);
 
 // Whether a channel-last call runs the tile kernel (bwd_channel_last_tile.cu, the module of

@@ -78,8 +78,11 @@ bool aligned_rows(const ForwardArgs& args) {
 }  // namespace
 
 bool forward_takes_shifted_rows(const Variant& variant, const ForwardArgs& args) {
-    if (!util::has_module(variant, &Variant::shifted_rows) || args.x.numel() == 0 || aligned_rows(args)) return false;
-    return rows_of_own_boundaries(args) && !env::flag("CC1D_DISABLE_SHIFTED_ROWS");
+    if (!util::has_module(variant, &Variant::shifted_rows) || args.x.numel() == 0 || env::flag("CC1D_DISABLE_SHIFTED_ROWS"))
+        return false;
+    if (variant.layout == Layout::channel_last)
+        return !(util::rows_vectorizable(args.x, 1) && util::rows_vectorizable(args.out, 1));
+    return !aligned_rows(args) && rows_of_own_boundaries(args);
 }
 
 void forward_channel_first(Launcher& launcher, const Variant& variant, const ForwardArgs& args) {

@@ -55,12 +55,14 @@ public:
 };
 
 void forward_channel_first(Launcher& launcher, const Variant& variant, const ForwardArgs& args);
-// Whether a channel-first forward call runs the module of rows off 16-byte boundaries
-// (Variant::shifted_rows; fwd_channel_first.cu tiles them at each row's own boundaries):
-// where some row of x or out does not start at a 16-byte boundary, both have unit
-// stride along L and whole-element addresses, the variant has such a module (no seq_idx)
-// and the call is not empty. CC1D_DISABLE_SHIFTED_ROWS=1 keeps such calls on the main
-// module (two aligned loads and a shift a vector).
+// Whether a forward call runs the module of rows off 16-byte boundaries
+// (Variant::shifted_rows), where the variant has one and the call is not empty.
+// Channel-first (fwd_channel_first.cu tiles them at each row's own boundaries, no seq_idx):
+// where some row of x or out does not start at a 16-byte boundary and both have unit
+// stride along L and whole-element addresses. Channel-last (fwd_channel_last.cu loads each
+// vector as two aligned loads and a shift): where x's or out's rows along D are not whole
+// 16-byte vectors. CC1D_DISABLE_SHIFTED_ROWS=1 keeps such calls on the main module
+// (channel-first two aligned loads and a shift a vector, channel-last element by element).
 bool forward_takes_shifted_rows(const Variant& variant, const ForwardArgs& args);
 void forward_channel_last(Launcher& launcher, const Variant& variant, const ForwardArgs& args);
 void backward_channel_first(Launcher& launcher, const Variant& variant, const BackwardArgs& args);
