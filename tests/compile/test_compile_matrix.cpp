@@ -59,7 +59,8 @@ struct Family {
     Op op;
     Layout layout;
     bool small_call = false;   // the small-call module (fwd_small.cu, bwd_small.cu)
-    bool shifted_rows = false;   // the channel-first module of rows off 16-byte boundaries (bwd 16-bit, fwd)
+    bool shifted_rows = false;   // the module of rows off 16-byte boundaries (channel-first bwd 16-bit and fwd;
+                                 // channel-last fwd and the tile kernel's)
     bool tiled = false;          // the channel-last backward's tile kernel module (up to width 4)
 };
 const Family kFamilies[] = {{Op::fwd, Layout::channel_first},      {Op::fwd, Layout::channel_last},
@@ -68,6 +69,7 @@ const Family kFamilies[] = {{Op::fwd, Layout::channel_first},      {Op::fwd, Lay
                             {Op::bwd, Layout::channel_first, true}, {Op::bwd, Layout::channel_last, true},
                             {Op::bwd, Layout::channel_first, false, true}, {Op::fwd, Layout::channel_first, false, true},
                             {Op::bwd, Layout::channel_last, false, false, true},
+                            {Op::fwd, Layout::channel_last, false, true}, {Op::bwd, Layout::channel_last, false, true, true},
                             {Op::update, Layout::channel_first},   {Op::varlen_fwd, Layout::channel_first},
                             {Op::varlen_fwd, Layout::channel_last}};
 
@@ -87,12 +89,13 @@ std::vector<Variant> matrix(int width_stride, bool all_pairs) {
                     if (!(full || all_pairs || width == 4 || w == x)) continue;
                     Variant v = family_variant(f.op, f.layout, width, x, w, rotation++);
                     v.small_call = f.small_call;
-                    v.shifted_rows = f.shifted_rows;
-                    if (f.shifted_rows && f.op == Op::fwd) v.seq_idx = false;   // (the forward's module has none)
-                    if (f.shifted_rows && !v.normalized().shifted_rows) continue;   // (no such module: fp32 backward)
                     v.tiled = f.tiled;
                     if (f.tiled) v.initial_states = v.final_states = false;   // (the module has no states)
                     if (f.tiled && !v.normalized().tiled) continue;   // (no such module past width 4)
+                    v.shifted_rows = f.shifted_rows;
+                    // (The channel-first forward's module has no seq_idx.)
+                    if (f.shifted_rows && f.op == Op::fwd && f.layout == Layout::channel_first) v.seq_idx = false;
+                    if (f.shifted_rows && !v.normalized().shifted_rows) continue;   // (no such module: fp32 cf backward)
                     out.push_back(v.normalized());
                 }
         }
@@ -203,6 +206,10 @@ void run_matrix(std::unique_ptr<rtc::Compiler> (*open)(), const char* name, cons
     CHECK(std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return v.tiled; }) >= 3);
     CHECK(std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return v.tiled && v.seq_idx; }) >= 6);
     CHECK(std::count_if(variants.begin(), variants.end(), [](const Variant& v) { return v.shifted_rows; }) >= 3);
+    for (Op op : {Op::fwd, Op::bwd})
+        CHECK(std::count_if(variants.begin(), variants.end(), [op](const Variant& v) {
+                  return v.op == op && v.layout == Layout::channel_last && v.shifted_rows;
+              }) >= 3);
     const auto outcome = compile_all(*compiler, variants, target);
     MESSAGE(std::string(name) << " " << target << ": " << outcome.compiled << " of " << variants.size() << " variants compiled");
     for (const auto& f : outcome.failures) FAIL_CHECK(f);

@@ -894,3 +894,28 @@ TEST_CASE("backward: 16-bit channel-first rows off 16-byte boundaries take the s
     const Variant fp32 = test::silu_backward(DType::fp32, Layout::channel_first);
     CHECK_FALSE(backward::takes_shifted_rows(fp32, args_of(DType::fp32, 1031, aligned, contiguous(1031))));
 }
+
+TEST_CASE("backward: channel-last rows off 16-byte boundaries on the tile kernel take its shifted-rows module") {
+    // x, dout and dx of one channel-last (B, D, L) view of D channels at `data`.
+    auto args_of = [](DType dtype, std::int64_t dim, std::uintptr_t data) {
+        BackwardArgs args;
+        args.x = Tensor(reinterpret_cast<const void*>(data), dtype, {2, dim, 300}, {300 * dim, 1, dim});
+        args.dout = args.dx = args.x;
+        return args;
+    };
+    const std::uintptr_t aligned = 0x10000, off_by_one = 0x10004;
+    for (DType dtype : {DType::bf16, DType::fp16, DType::fp32}) {
+        INFO(to_string(dtype));
+        Variant v = test::silu_backward(dtype, Layout::channel_last);
+        v.tiled = true;   // (as the Runtime sets it first, by takes_tile)
+        CHECK_FALSE(backward::takes_shifted_rows(v, args_of(dtype, 2048, aligned)));   // whole vectors
+        CHECK(backward::takes_shifted_rows(v, args_of(dtype, 2051, aligned)));         // odd D
+        CHECK(backward::takes_shifted_rows(v, args_of(dtype, 2048, off_by_one)));      // misaligned view
+        CHECK_FALSE(backward::takes_shifted_rows(v, args_of(dtype, 0, aligned)));      // empty
+        Variant walk = v;
+        walk.tiled = false;   // the register walk has no such module
+        CHECK_FALSE(backward::takes_shifted_rows(walk, args_of(dtype, 2051, aligned)));
+        test::ScopedEnv off("CC1D_DISABLE_SHIFTED_ROWS", "1");
+        CHECK_FALSE(backward::takes_shifted_rows(v, args_of(dtype, 2051, aligned)));
+    }
+}

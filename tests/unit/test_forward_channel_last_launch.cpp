@@ -10,6 +10,7 @@
 #include "params.h"
 #include "support/fake_tensors.hpp"
 #include "support/recording_launcher.hpp"
+#include "support/scoped_env.hpp"
 
 namespace {
 
@@ -76,4 +77,34 @@ TEST_CASE("channel-last forward: tile heights, an empty row, and element tiles f
     // out 2 bytes off a 16-byte boundary: the kernel loads and stores element by element.
     const auto misaligned = launch_call({2, 64, 100, 4, cc1d::DType::bf16, true, 2});
     CHECK(misaligned.only_main_launch(CC1D_FWD_CL_THREADS, 2 * 2, 0).params.vector_ok == 0);
+}
+
+TEST_CASE("channel-last forward: rows off 16-byte boundaries take the module of such rows") {
+    // forward_takes_shifted_rows: where x's or out's rows along D are not whole 16-byte
+    // vectors, in every dtype, with seq_idx and states too; not for aligned rows, empty
+    // calls, the small-call module or with CC1D_DISABLE_SHIFTED_ROWS.
+    auto args_of = [](cc1d::DType x, std::int64_t D, std::uintptr_t out_offset) {
+        cc1d::ForwardArgs args;
+        args.x = cc1d::test::fake_bdl(0, x, 2, D, 300, cc1d::Layout::channel_last);
+        args.out = cc1d::test::fake_bdl(1, x, 2, D, 300, cc1d::Layout::channel_last);
+        args.out.data = static_cast<const char*>(args.out.data) + out_offset;
+        return args;
+    };
+    for (cc1d::DType x : {cc1d::DType::bf16, cc1d::DType::fp16, cc1d::DType::fp32}) {
+        INFO(cc1d::to_string(x));
+        cc1d::Variant v;
+        v.op = cc1d::Op::fwd;
+        v.layout = cc1d::Layout::channel_last;
+        v.x_dtype = v.weight_dtype = x;
+        v.seq_idx = v.initial_states = v.final_states = true;
+        CHECK_FALSE(cc1d::launch::forward_takes_shifted_rows(v, args_of(x, 2048, 0)));   // whole vectors
+        CHECK(cc1d::launch::forward_takes_shifted_rows(v, args_of(x, 2051, 0)));         // odd D
+        CHECK(cc1d::launch::forward_takes_shifted_rows(v, args_of(x, 2048, 4)));         // out off a boundary
+        CHECK_FALSE(cc1d::launch::forward_takes_shifted_rows(v, args_of(x, 0, 0)));      // empty
+        cc1d::Variant small = v;
+        small.small_call = true;
+        CHECK_FALSE(cc1d::launch::forward_takes_shifted_rows(small, args_of(x, 2051, 0)));
+        cc1d::test::ScopedEnv off("CC1D_DISABLE_SHIFTED_ROWS", "1");
+        CHECK_FALSE(cc1d::launch::forward_takes_shifted_rows(v, args_of(x, 2051, 0)));
+    }
 }

@@ -70,7 +70,7 @@ TEST_CASE("every distinct variant gets a distinct key, entry name and packed num
     CHECK(count > 500);
 }
 
-TEST_CASE("the shifted-rows module: 16-bit channel-first backward main kernels only, named apart") {
+TEST_CASE("the backward's shifted-rows modules: 16-bit channel-first main kernels and the tile kernel's, named apart") {
     Variant v;
     v.op = Op::bwd;
     v.x_dtype = v.weight_dtype = DType::bf16;
@@ -84,7 +84,9 @@ TEST_CASE("the shifted-rows module: 16-bit channel-first backward main kernels o
     plain.shifted_rows = false;
     CHECK(plain.canonical().find("shifted") == std::string::npos);   // other texts as they were
     CHECK(plain.packed() != v.packed());
-    // Reset where no such module exists: fp32, channel-last, the small-call module, other ops.
+    // Reset where no such module exists: channel-first fp32, the channel-last register walk
+    // (its module, tiled unset, or kernels without a tile kernel), the small-call module,
+    // other ops.
     auto reset = [](Variant w) { return !w.normalized().shifted_rows; };
     Variant fp32 = v;
     fp32.x_dtype = DType::fp32;
@@ -92,6 +94,21 @@ TEST_CASE("the shifted-rows module: 16-bit channel-first backward main kernels o
     Variant last = v;
     last.layout = Layout::channel_last;
     CHECK(reset(last));
+    // Channel-last: the tile kernel's module has one in every dtype, named apart from both.
+    Variant tile = last;
+    tile.tiled = true;
+    for (DType x : {DType::fp32, DType::fp16, DType::bf16}) {
+        tile.x_dtype = tile.weight_dtype = x;
+        CHECK_FALSE(reset(tile));
+        CHECK(Variant::parse(tile.canonical()) == tile);
+        Variant main_tile = tile;
+        main_tile.shifted_rows = false;
+        CHECK(main_tile.entry_name() != tile.entry_name());
+        CHECK(main_tile.packed() != tile.packed());
+    }
+    Variant wide = tile;
+    wide.width = 5;   // the register walk only
+    CHECK(reset(wide));
     Variant small = v;
     small.small_call = true;
     CHECK(reset(small));
@@ -100,7 +117,7 @@ TEST_CASE("the shifted-rows module: 16-bit channel-first backward main kernels o
     CHECK(reset(update));
 }
 
-TEST_CASE("the shifted-rows module of the channel-first forward: every dtype, without seq_idx") {
+TEST_CASE("the forward's shifted-rows modules: every dtype, channel-first without seq_idx, channel-last with every feature") {
     Variant v;
     v.op = Op::fwd;
     v.shifted_rows = true;
@@ -113,11 +130,17 @@ TEST_CASE("the shifted-rows module of the channel-first forward: every dtype, wi
     Variant ids = v;
     ids.seq_idx = true;
     CHECK_FALSE(ids.normalized().shifted_rows);
-    Variant last = v;
+    Variant last = ids;
     last.layout = Layout::channel_last;
-    CHECK_FALSE(last.normalized().shifted_rows);
+    last.initial_states = last.final_states = true;
+    last.width = 16;
+    CHECK(last.normalized().shifted_rows);
+    CHECK(last.entry_name().substr(last.entry_name().size() - 8) == "_shifted");
+    CHECK(Variant::parse(last.canonical()) == last);
     Variant small = v;
     small.small_call = true;
+    CHECK_FALSE(small.normalized().shifted_rows);
+    small.layout = Layout::channel_last;
     CHECK_FALSE(small.normalized().shifted_rows);
 }
 
