@@ -242,6 +242,14 @@ TEST_CASE("channel-last backward plan: calls of up to 2^27 elements (fp32 2^25) 
     shifted.dx = Tensor(reinterpret_cast<void*>(std::uintptr_t(4)), DType::fp32, {4, 256, 512}, {256 * 512, 1, 256});
     CHECK_FALSE(backward::plan_channel_last(fp32, shifted, kH200Multiprocessors).tile);
     CHECK(plan_of(test::silu_backward(DType::bf16), 3, 1001, 777).tile);   // 16-bit: either way
+    // 16-bit rows off 16-byte boundaries (the module of such rows, staged through registers)
+    // fill the whole wave, 6 blocks an SM (docs/perf.md entry 160): 4x2051x1024 on 132 SMs,
+    // 33 channel groups, 792 / 33 = 24 parts of 3 units (22 parts), where D = 2048 plans 2
+    // blocks an SM (8 parts of 8 units); with seq_idx too.
+    CHECK(CC1D_BWD_CL_TILE_BLOCKS_PER_SM == 6);
+    CHECK(plan_of(test::silu_backward(DType::bf16), 4, 2051, 1024).parts == 22);
+    CHECK(plan_of(test::silu_backward(DType::bf16), 4, 2051, 1024).units_per_part == 3);
+    CHECK(plan_of(test::silu_backward(DType::bf16), 4, 2048, 1024).parts == 8);
     // With seq_idx too (docs/perf.md entries 158-159), by the same limits; in 16-bit with
     // SiLU at width 4 up to 2^25 elements on a grid of 4 blocks an SM, where the others plan 2.
     Variant seq = test::silu_backward(DType::bf16);
@@ -267,6 +275,7 @@ TEST_CASE("channel-last backward plan: calls of up to 2^27 elements (fp32 2^25) 
     plain.activation = Activation::none;
     CHECK(plan_of(plain, 8, 2048, 1024).parts == 8);
     CHECK(plan_of(seq, 4, 5376, 4096).parts == plan_of(no_seq, 4, 5376, 4096).parts);
+    CHECK(plan_of(seq, 4, 2051, 1024).parts == 22);   // rows off 16-byte boundaries: the whole wave
     for (const DType dtype : {DType::bf16, DType::fp16}) {
         CAPTURE(to_string(dtype));
         Variant other = test::silu_backward(dtype);

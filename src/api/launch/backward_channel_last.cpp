@@ -93,9 +93,7 @@ bool takes_tile(const Variant& variant, const BackwardArgs& args) {
     if (!util::has_module(variant, &Variant::tiled) || env::flag("CC1D_DISABLE_BACKWARD_TILE")) return false;
     const bool fp32 = dtype_size(variant.x_dtype) == 4;
     if (args.x.numel() > (fp32 ? kTileMaxElementsFp32 : kTileMaxElements16Bit)) return false;
-    if (fp32 && !vector_rows(variant, args))   // TEMPORARY A/B knob (entry 160), not to be merged
-        return env::flag("CC1D_TMP_FP32_SHIFTED_TILE") && !env::flag("CC1D_DISABLE_SHIFTED_ROWS");
-    return true;
+    return !fp32 || vector_rows(variant, args);
 }
 
 namespace {
@@ -117,6 +115,10 @@ constexpr std::int64_t kTile16BitBlocksPerSm = 2;
 // slower at 4, and keep 2.
 constexpr std::int64_t kTile16BitSeqIdxBlocksPerSm = 4;
 constexpr std::int64_t kTile16BitSeqIdxFullerMaxElements = std::int64_t(1) << 25;
+// Rows off 16-byte boundaries (the module of such rows) stage each tile through registers
+// and wait for its loads there, so they fill the whole wave (6 blocks an SM) instead: on an
+// H100 (docs/perf.md, entry 160) 4x2051x1024 bf16 width 4 44-48% faster than on 2 blocks,
+// 4x5377x4096 57%, 3x1001x777 width 3 49%.
 
 // fp32 goes the other way: its parts walk at most 3 units, in several waves where a wave
 // would give them more. On an H100 (docs/perf.md, entry 144), against the wave's walks:
@@ -144,11 +146,11 @@ Plan plan_channel_last_tile(const Variant& variant, const BackwardArgs& args, in
     const std::int64_t units = std::max<std::int64_t>(1, batch * plan.tiles);
     const bool fuller = variant.seq_idx && variant.activation == Activation::silu && variant.width == 4 &&
                         args.x.numel() <= kTile16BitSeqIdxFullerMaxElements;
-    const std::int64_t blocks_per_sm = elem_bytes == 2 ? (fuller ? kTile16BitSeqIdxBlocksPerSm : kTile16BitBlocksPerSm)
-                                                       : CC1D_BWD_CL_TILE_BLOCKS_PER_SM;
-    std::int64_t blocks = std::int64_t(std::max(sm_count, 1)) * blocks_per_sm;
-    if (!vector_rows(variant, args) && env::get("CC1D_TMP_SHIFTED_BLOCKS"))   // TEMPORARY A/B knob (entry 160)
-        blocks = std::int64_t(std::max(sm_count, 1)) * std::stoll(*env::get("CC1D_TMP_SHIFTED_BLOCKS"));
+    const bool async_rows = vector_rows(variant, args);   // (else staged through registers)
+    const std::int64_t blocks_per_sm = elem_bytes == 2 && async_rows
+                                           ? (fuller ? kTile16BitSeqIdxBlocksPerSm : kTile16BitBlocksPerSm)
+                                           : CC1D_BWD_CL_TILE_BLOCKS_PER_SM;
+    const std::int64_t blocks = std::int64_t(std::max(sm_count, 1)) * blocks_per_sm;
     const std::int64_t parts = std::clamp<std::int64_t>(blocks / std::max<std::int64_t>(plan.channel_groups, 1), 1, units);
     plan.units_per_part = util::ceil_div(units, parts);
     if (elem_bytes == 4) plan.units_per_part = std::min(plan.units_per_part, kTileFp32MaxUnitsPerPart);
