@@ -54,9 +54,10 @@ Variant Variant::normalized() const {
     if (v.op != Op::bwd || v.layout != Layout::channel_last || v.small_call || !tile_kernel) v.tiled = false;
     // Modules of rows off 16-byte boundaries: channel-first, the backward's main kernels in
     // 16-bit and the forward's main kernels without seq_idx; channel-last, the forward's
-    // main kernel and the backward's tile kernel.
+    // main kernel and the backward's tile kernel in 16-bit (fp32 calls of such rows take the
+    // register walk).
     const bool first = v.layout == Layout::channel_first;
-    const bool shifted_backward = v.op == Op::bwd && (first ? v.x_dtype != DType::fp32 : v.tiled);
+    const bool shifted_backward = v.op == Op::bwd && v.x_dtype != DType::fp32 && (first || v.tiled);
     const bool shifted_forward = v.op == Op::fwd && (!first || !v.seq_idx);
     if (v.small_call || !(shifted_backward || shifted_forward)) v.shifted_rows = false;
     if (v.op != Op::update) v.cache_seqlens = v.state_indices = false;

@@ -60,7 +60,7 @@ struct Family {
     Layout layout;
     bool small_call = false;   // the small-call module (fwd_small.cu, bwd_small.cu)
     bool shifted_rows = false;   // the module of rows off 16-byte boundaries (channel-first bwd 16-bit and fwd;
-                                 // channel-last fwd and the tile kernel's)
+                                 // channel-last fwd and the tile kernel's in 16-bit)
     bool tiled = false;          // the channel-last backward's tile kernel module (up to width 4)
 };
 const Family kFamilies[] = {{Op::fwd, Layout::channel_first},      {Op::fwd, Layout::channel_last},
@@ -95,7 +95,7 @@ std::vector<Variant> matrix(int width_stride, bool all_pairs) {
                     v.shifted_rows = f.shifted_rows;
                     // (The channel-first forward's module has no seq_idx.)
                     if (f.shifted_rows && f.op == Op::fwd && f.layout == Layout::channel_first) v.seq_idx = false;
-                    if (f.shifted_rows && !v.normalized().shifted_rows) continue;   // (no such module: fp32 cf backward)
+                    if (f.shifted_rows && !v.normalized().shifted_rows) continue;   // (no such module: fp32 backward)
                     out.push_back(v.normalized());
                 }
         }

@@ -732,7 +732,8 @@ TEST_CASE("backward: channel-last rows off 16-byte boundaries, the tile kernel's
     // 23 (one whole vector at most), 130 (rows on 4-byte boundaries), 200 and 64 (whole
     // vectors, one tensor misaligned by an element or three); x, dout and dx misaligned
     // alone and together; partial last tiles, seq_idx, both activations and modes, every
-    // dtype and width. Each call also runs through the register walk (run_backward_case).
+    // dtype (fp32 calls of such rows take the register walk) and width. Each call also runs
+    // through the register walk (run_backward_case).
     // Small enough for the sanitizers.
     MainBackwardKernelsOnly main_kernels;   // the short calls here would take bwd_small.cu
     struct Shape {
