@@ -161,12 +161,15 @@ CC1D_DEVICE void bt_stage(const cc1d_bwd_params& p, const bt_unit& u, cc1d_i64 c
         bt_copy_rows<kBtXLoads, kBtXVecs>(buf, x, p.x_stride_l, u.t0 - kBtXLead, p.seqlen);
         bt_copy_rows<kBtDLoads, kBtDVecs>(buf + kBtXVecs, d, p.dout_stride_l, u.t0, p.seqlen);
 #endif
-    } else if (CC1D_SHIFTED_ROWS) {   // (the module of rows off 16-byte boundaries: every tile)
+    } else if (CC1D_SHIFTED_ROWS) {
+        // (The module of rows off 16-byte boundaries: every tile. Three vectors a round: at
+        // the 80-register bound five spilled 8-48 bytes at widths 3-4 and ran 0.1-1.9% slower
+        // on an H100, docs/perf.md entry 160.)
         const x_t* x = reinterpret_cast<const x_t*>(p.x) + u.b * p.x_stride_b;
         const x_t* d = reinterpret_cast<const x_t*>(p.dout) + u.b * p.dout_stride_b;
-        cc1d_load_tile_rows_any<kBtXLoads, CC1D_BWD_CL_THREADS, kBtRowVecs, kBtXVecs>(
+        cc1d_load_tile_rows_any<kBtXLoads, CC1D_BWD_CL_THREADS, kBtRowVecs, kBtXVecs, 3>(
             buf, x, p.x_stride_l, p.x_stride_d, c0, u.t0 - kBtXLead, p.seqlen, p.dim, p.vector_ok != 0);
-        cc1d_load_tile_rows_any<kBtDLoads, CC1D_BWD_CL_THREADS, kBtRowVecs, kBtDVecs>(
+        cc1d_load_tile_rows_any<kBtDLoads, CC1D_BWD_CL_THREADS, kBtRowVecs, kBtDVecs, 3>(
             buf + kBtXVecs, d, p.dout_stride_l, p.dout_stride_d, c0, u.t0, p.seqlen, p.dim, p.vector_ok != 0);
     } else {
         bt_stage_elements(p, u, c0, buf);
