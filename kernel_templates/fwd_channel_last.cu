@@ -167,25 +167,21 @@ CC1D_DEVICE void cl_store(const cc1d_fwd_params& p, const ClTile& tile, bool vec
                 cc1d_v16_store_global(to, cc1d_v16_load_aligned(&s_out[(int)tid + m * CC1D_FWD_CL_THREADS]));
             to += step;
         }
-    } else if (vector_tile) {
+    } else if (vector_tile || CC1D_SHIFTED_ROWS) {
+        // fp32 vector tiles one aligned store a vector; the module of rows off 16-byte
+        // boundaries each vector as the widest aligned pieces that write its channels before D.
 #pragma unroll
         for (int m = 0; m < kClStores; ++m) {
             const int i = threadIdx.x + m * CC1D_FWD_CL_THREADS;
             const int row = i / kClRowVecs, col = i - row * kClRowVecs;
             const cc1d_i64 t = tile.t0 + row;
-            if (t < p.seqlen)
-                cc1d_v16_store_global(out + t * p.out_stride_l + col * CC1D_VEC, cc1d_v16_load_aligned(&s_out[i]));
-        }
-    } else if (CC1D_SHIFTED_ROWS) {   // each vector as the widest aligned pieces that write its channels before D
-        x_t* row0 = reinterpret_cast<x_t*>(p.out) + tile.b * p.out_stride_b;
-#pragma unroll
-        for (int m = 0; m < kClStores; ++m) {
-            const int i = threadIdx.x + m * CC1D_FWD_CL_THREADS;
-            const int row = i / kClRowVecs, col = i - row * kClRowVecs;
-            const cc1d_i64 t = tile.t0 + row;
-            if (t < p.seqlen)
-                cc1d_v16_store_row(row0 + t * p.out_stride_l, p.out_stride_d, tile.c0 + col * CC1D_VEC, p.dim,
-                                   p.vector_ok != 0, cc1d_v16_load_aligned(&s_out[i]));
+            if (t < p.seqlen) {
+                if (CC1D_SHIFTED_ROWS)
+                    cc1d_v16_store_row(out - tile.c0 + t * p.out_stride_l, p.out_stride_d, tile.c0 + col * CC1D_VEC,
+                                       p.dim, p.vector_ok != 0, cc1d_v16_load_aligned(&s_out[i]));
+                else
+                    cc1d_v16_store_global(out + t * p.out_stride_l + col * CC1D_VEC, cc1d_v16_load_aligned(&s_out[i]));
+            }
         }
     } else {
         const x_t* elems = reinterpret_cast<const x_t*>(s_out);
