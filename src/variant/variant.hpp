@@ -26,10 +26,12 @@ struct Variant {
     bool small_call = false;             // fwd, bwd: the kernel for small calls (fwd_small.cu,
                                          // bwd_small.cu), a module of its own (bwd: deterministic
                                          // in either mode)
-    bool shifted_rows = false;           // channel-first bwd with 16-bit x, fwd without seq_idx: the
-                                         // module for rows that do not start at 16-byte boundaries
-                                         // (bwd_channel_first.cu, fwd_channel_first.cu with
-                                         // CC1D_SHIFTED_ROWS), a module of its own
+    bool shifted_rows = false;           // the module for rows that do not start at 16-byte
+                                         // boundaries (CC1D_SHIFTED_ROWS), a module of its own:
+                                         // channel-first bwd with 16-bit x and fwd without seq_idx
+                                         // (bwd_channel_first.cu, fwd_channel_first.cu); channel-last
+                                         // fwd (fwd_channel_last.cu) and, with tiled, bwd with 16-bit
+                                         // x (bwd_channel_last_tile.cu)
     bool tiled = false;                  // channel-last bwd up to width 4 without states:
                                          // the module of the tile kernel (bwd_channel_last_tile.cu),
                                          // which a call takes by its size and rows; a module of its own

@@ -67,7 +67,8 @@ inline bool element_aligned(const Tensor& t) {
 
 // True when the variant has the module a flag of its names: the flag, set, survives
 // normalized(). Variant::shifted_rows: rows off 16-byte boundaries (the channel-first
-// backward in 16-bit, the channel-first forward without seq_idx); Variant::tiled: the
+// backward in 16-bit, the channel-first forward without seq_idx, the channel-last forward,
+// the 16-bit channel-last backward's tile kernel); Variant::tiled: the
 // channel-last backward's tile kernel (up to width 4 without states).
 inline bool has_module(const Variant& variant, bool Variant::*flag) {
     Variant with = variant;
