@@ -874,14 +874,16 @@ CC1D_DEVICE void cc1d_load_tile_rows_any(cc1d_vec16* tile, const x_t* row0, cc1d
     auto whole = [&](cc1d_i64 pos) {
         return aligned ? pos + CC1D_VEC <= dim : stride_d == 1 && cc1d_v16_shifted_ok(pos, dim);
     };
+    // Vector i's token and first channel.
+    auto token_of = [&](int i) { return first_token + i / ROW_VECS; };
+    auto channel_of = [&](int i) { return c0 + (i - i / ROW_VECS * ROW_VECS) * CC1D_VEC; };
 #pragma unroll
     for (int m0 = 0; m0 < LOADS; m0 += BATCH) {
         cc1d_vec16 v[BATCH];
 #pragma unroll
         for (int j = 0; j < BATCH; ++j) {
             const int i = threadIdx.x + (m0 + j) * THREADS;
-            const int row = i / ROW_VECS, col = i - row * ROW_VECS;
-            const cc1d_i64 t = first_token + row, pos = c0 + col * CC1D_VEC;
+            const cc1d_i64 t = token_of(i), pos = channel_of(i);
             const x_t* at = row0 + t * stride_l + pos;
             v[j] = cc1d_v16_zero();
             if (m0 + j < LOADS && i < VECS && t >= 0 && t < len && whole(pos))
@@ -898,8 +900,7 @@ CC1D_DEVICE void cc1d_load_tile_rows_any(cc1d_vec16* tile, const x_t* row0, cc1d
 #pragma unroll 1
     for (int m = 0; m < LOADS; ++m) {
         const int i = threadIdx.x + m * THREADS;
-        const int row = i / ROW_VECS, col = i - row * ROW_VECS;
-        const cc1d_i64 t = first_token + row, pos = c0 + col * CC1D_VEC;
+        const cc1d_i64 t = token_of(i), pos = channel_of(i);
         if (i < VECS && t >= 0 && t < len && !whole(pos) && pos < dim)
             cc1d_v16_store_aligned(&tile[i], cc1d_v16_load(row0 + t * stride_l, stride_d, pos, dim, false));
     }

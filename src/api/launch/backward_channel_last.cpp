@@ -115,10 +115,11 @@ constexpr std::int64_t kTile16BitBlocksPerSm = 2;
 // slower at 4, and keep 2.
 constexpr std::int64_t kTile16BitSeqIdxBlocksPerSm = 4;
 constexpr std::int64_t kTile16BitSeqIdxFullerMaxElements = std::int64_t(1) << 25;
-// Rows off 16-byte boundaries (the module of such rows) stage each tile through registers
-// and wait for its loads there, so they fill the whole wave (6 blocks an SM) instead: on an
-// H100 (docs/perf.md, entry 160) 4x2051x1024 bf16 width 4 44-48% faster than on 2 blocks,
+// 16-bit rows off 16-byte boundaries (the module of such rows) stage each tile through
+// registers and wait for its loads there, so they fill the whole wave instead: on an H100
+// (docs/perf.md, entry 160) 4x2051x1024 bf16 width 4 44-48% faster than on 2 blocks,
 // 4x5377x4096 57%, 3x1001x777 width 3 49%.
+constexpr std::int64_t kTileShiftedRowsBlocksPerSm = CC1D_BWD_CL_TILE_BLOCKS_PER_SM;
 
 // fp32 goes the other way: its parts walk at most 3 units, in several waves where a wave
 // would give them more. On an H100 (docs/perf.md, entry 144), against the wave's walks:
@@ -146,10 +147,10 @@ Plan plan_channel_last_tile(const Variant& variant, const BackwardArgs& args, in
     const std::int64_t units = std::max<std::int64_t>(1, batch * plan.tiles);
     const bool fuller = variant.seq_idx && variant.activation == Activation::silu && variant.width == 4 &&
                         args.x.numel() <= kTile16BitSeqIdxFullerMaxElements;
-    const bool async_rows = vector_rows(variant, args);   // (else staged through registers)
-    const std::int64_t blocks_per_sm = elem_bytes == 2 && async_rows
-                                           ? (fuller ? kTile16BitSeqIdxBlocksPerSm : kTile16BitBlocksPerSm)
-                                           : CC1D_BWD_CL_TILE_BLOCKS_PER_SM;
+    const std::int64_t blocks_per_sm = elem_bytes == 4                ? CC1D_BWD_CL_TILE_BLOCKS_PER_SM
+                                       : !vector_rows(variant, args) ? kTileShiftedRowsBlocksPerSm
+                                       : fuller                      ? kTile16BitSeqIdxBlocksPerSm
+                                                                     : kTile16BitBlocksPerSm;
     const std::int64_t blocks = std::int64_t(std::max(sm_count, 1)) * blocks_per_sm;
     const std::int64_t parts = std::clamp<std::int64_t>(blocks / std::max<std::int64_t>(plan.channel_groups, 1), 1, units);
     plan.units_per_part = util::ceil_div(units, parts);
