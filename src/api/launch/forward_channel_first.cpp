@@ -3,7 +3,6 @@
 
 #include "api/launch/launch.hpp"
 #include "api/launch/launch_util.hpp"
-#include "common/env.hpp"
 #include "common/fail.hpp"
 #include "params.h"
 
@@ -77,11 +76,7 @@ bool aligned_rows(const ForwardArgs& args) {
 
 }  // namespace
 
-bool forward_takes_shifted_rows(const Variant& variant, const ForwardArgs& args) {
-    if (!util::has_module(variant, &Variant::shifted_rows) || args.x.numel() == 0 || env::flag("CC1D_DISABLE_SHIFTED_ROWS"))
-        return false;
-    if (variant.layout == Layout::channel_last)
-        return !(util::rows_vectorizable(args.x, 1) && util::rows_vectorizable(args.out, 1));
+bool forward_channel_first_shifted_rows(const ForwardArgs& args) {
     return !aligned_rows(args) && rows_of_own_boundaries(args);
 }
 

@@ -9,6 +9,10 @@
 
 namespace cc1d::launch {
 
+bool forward_channel_last_vector_rows(const ForwardArgs& args) {
+    return util::rows_vectorizable(args.x, 1) && util::rows_vectorizable(args.out, 1);
+}
+
 void forward_channel_last(Launcher& launcher, const Variant& variant, const ForwardArgs& args) {
     cc1d_fwd_params p = util::forward_params(args);
     const int x_bytes = static_cast<int>(dtype_size(variant.x_dtype));
@@ -18,7 +22,7 @@ void forward_channel_last(Launcher& launcher, const Variant& variant, const Forw
     // At least one tile: with L == 0 the block still writes final_states (from the halo).
     p.tiles = std::max<std::int64_t>(1, util::ceil_div(p.seqlen, rows));
     p.chunk_len = rows;
-    p.vector_ok = util::rows_vectorizable(args.x, 1) && util::rows_vectorizable(args.out, 1);
+    p.vector_ok = forward_channel_last_vector_rows(args);
 
     const std::int64_t groups = util::ceil_div(p.dim, CC1D_FWD_CL_CHANNELS);
     device::Dim3 block;

@@ -64,6 +64,12 @@ void forward_channel_first(Launcher& launcher, const Variant& variant, const For
 // 16-byte vectors. CC1D_DISABLE_SHIFTED_ROWS=1 keeps such calls on the main module
 // (channel-first two aligned loads and a shift a vector, channel-last element by element).
 bool forward_takes_shifted_rows(const Variant& variant, const ForwardArgs& args);
+// The rows of each layout that forward_takes_shifted_rows sends to such a module (its
+// layout's file): channel-first, some row off a 16-byte boundary that the module can
+// follow; channel-last, whether x's and out's rows along D are whole 16-byte vectors (the
+// main module's cc1d_fwd_params.vector_ok), the module taking those that are not.
+bool forward_channel_first_shifted_rows(const ForwardArgs& args);
+bool forward_channel_last_vector_rows(const ForwardArgs& args);
 void forward_channel_last(Launcher& launcher, const Variant& variant, const ForwardArgs& args);
 void backward_channel_first(Launcher& launcher, const Variant& variant, const BackwardArgs& args);
 void backward_channel_last(Launcher& launcher, const Variant& variant, const BackwardArgs& args);
