@@ -7,7 +7,7 @@ t0=$(date +%s)
 bash scripts/configure.sh cc1d-bench > /tmp/b.log 2>&1; tail -n1 /tmp/b.log
 echo "build $(( $(date +%s) - t0 )) s"
 export CC1D_CACHE_DIR=/tmp/pc
-for c in odd-bwd ctl-bwd odd-fwd ctl-fwd; do
+for c in ${CASES:-odd-bwd ctl-bwd odd-fwd ctl-fwd}; do
   timeout ${T:-100} ncu -k 'regex:^cc1d_(bwd|fwd)_cl_.*(_bias|_shifted|_tiled)$' -c 1 \
     --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats \
     --section SchedulerStats --section InstructionStats --section MemoryWorkloadAnalysis_Tables \
