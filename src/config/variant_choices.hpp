@@ -26,7 +26,7 @@ struct VariantChoices {
     std::vector<Activation> activation;
     std::vector<bool> bias, seq_idx, initial_states, final_states, deterministic, cache_seqlens, state_indices;
     std::vector<bool> small_call;   // fwd, bwd: the small-call module (precompile configs; a call picks it by its size)
-    std::vector<bool> shifted_rows;   // fwd, bwd: the module of channel-first rows off 16-byte boundaries
+    std::vector<bool> shifted_rows;   // fwd, bwd: the module of rows off 16-byte boundaries
                                       // (precompile configs; a call picks it by its rows)
     std::vector<bool> tiled;   // bwd: the channel-last tile kernel's module (precompile configs; a call
                                // picks it by its size and rows)

@@ -81,9 +81,7 @@ bool vector_rows(const Variant& variant, const BackwardArgs& args) {
 }
 
 bool takes_shifted_rows(const Variant& variant, const BackwardArgs& args) {
-    if (!util::has_module(variant, &Variant::shifted_rows) || args.x.numel() == 0 || vector_rows(variant, args) ||
-        env::flag("CC1D_DISABLE_SHIFTED_ROWS"))
-        return false;
+    if (!util::shifted_rows_allowed(variant, args.x) || vector_rows(variant, args)) return false;
     if (variant.layout == Layout::channel_last) return true;   // (channel-last rows have unit stride along D)
     return util::unit_stride(args.x, 2) || util::unit_stride(args.dout, 2) || util::unit_stride(args.dx, 2);
 }

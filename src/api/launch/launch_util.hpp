@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "api/launch/launch.hpp"
+#include "common/env.hpp"
 #include "common/fail.hpp"
 #include "params.h"
 
@@ -74,6 +75,13 @@ inline bool has_module(const Variant& variant, bool Variant::*flag) {
     Variant with = variant;
     with.*flag = true;
     return with.normalized().*flag;
+}
+
+// True when a call of `x` may take the variant's module of rows off 16-byte boundaries:
+// the variant has one, the call has elements, and CC1D_DISABLE_SHIFTED_ROWS (read on every
+// call) is not set. Each op's own rule then says whether its rows need that module.
+inline bool shifted_rows_allowed(const Variant& variant, const Tensor& x) {
+    return has_module(variant, &Variant::shifted_rows) && x.numel() != 0 && !env::flag("CC1D_DISABLE_SHIFTED_ROWS");
 }
 
 // True when seq_idx is given and its rows can be read as 16-byte vectors of 4 ids.
