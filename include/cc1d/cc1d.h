@@ -177,7 +177,8 @@ CC1D_API cc1d_status cc1d_varlen_forward(cc1d_runtime* runtime, const cc1d_varle
                                          void* stream);
 
 /* Device workspace bytes a backward call with these arguments needs when the caller
- * passes its own (cc1d_backward_args.workspace). */
+ * passes its own (cc1d_backward_args.workspace), on any GPU and under any setting of the
+ * CC1D_DISABLE_* switches. */
 CC1D_API cc1d_status cc1d_backward_workspace_size(cc1d_runtime* runtime, const cc1d_backward_args* args,
                                                   size_t* bytes);
 

@@ -168,7 +168,9 @@ public:
     bool precompile(const std::string& variant, const std::string& target);
 
     // Bytes of device workspace a backward call with these arguments needs when the
-    // caller passes its own (BackwardArgs::workspace); 0 when none is needed.
+    // caller passes its own (BackwardArgs::workspace); 0 when none is needed. The answer
+    // holds on any GPU and under any setting of the CC1D_DISABLE_* switches (which are
+    // read on every call, so they may change between this query and the call).
     std::size_t backward_workspace_size(const BackwardArgs& args) const;
 
     // Names the backend this runtime launches on ("cuda", "hip") and the current

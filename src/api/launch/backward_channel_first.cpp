@@ -67,6 +67,11 @@ void size_tile(const Variant& v, std::int64_t row_vectors, int vec, int max_ilp,
 }  // namespace
 
 Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm_count, bool fast_memory) {
+    return plan_channel_first(variant, args, sm_count, fast_memory, follows_own_boundaries(variant, args));
+}
+
+Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm_count, bool fast_memory,
+                        bool own_boundaries) {
     const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
     const int vec = util::vector_elems(variant.x_dtype);
     Plan plan;
@@ -75,7 +80,6 @@ Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm
     // the vectors of an aligned row: a row's last tile leaves up to its lead of positions
     // after it, which the kernel takes from the tile's halo (the row's tail, BF_ROW_TAIL).
     // Width 1 has no halo: its tiles cover the lead's room too.
-    const bool own_boundaries = follows_own_boundaries(variant, args);
     const std::int64_t lead_room = own_boundaries && variant.width == 1 ? util::lead_room(args.x) : 0;
     const std::int64_t row_vectors = util::ceil_div(seqlen + lead_room, vec);
     const int elem_bytes = static_cast<int>(dtype_size(variant.x_dtype));

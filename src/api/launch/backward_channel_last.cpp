@@ -89,11 +89,15 @@ constexpr std::int64_t kTileMaxElementsFp32 = std::int64_t(1) << 25;
 // 4x256x4096 10%.
 // CC1D_DISABLE_BACKWARD_TILE=1 sends every call to the register walk (the GPU tests run
 // their calls both ways).
-bool takes_tile(const Variant& variant, const BackwardArgs& args) {
-    if (!util::has_module(variant, &Variant::tiled) || env::flag("CC1D_DISABLE_BACKWARD_TILE")) return false;
+bool tile_fits(const Variant& variant, const BackwardArgs& args) {
+    if (!util::has_module(variant, &Variant::tiled)) return false;
     const bool fp32 = dtype_size(variant.x_dtype) == 4;
     if (args.x.numel() > (fp32 ? kTileMaxElementsFp32 : kTileMaxElements16Bit)) return false;
     return !fp32 || vector_rows(variant, args);
+}
+
+bool takes_tile(const Variant& variant, const BackwardArgs& args) {
+    return tile_fits(variant, args) && !env::flag("CC1D_DISABLE_BACKWARD_TILE");
 }
 
 namespace {
@@ -128,6 +132,8 @@ constexpr std::int64_t kTileShiftedRowsBlocksPerSm = CC1D_BWD_CL_TILE_BLOCKS_PER
 // of 2 units lost up to 4.6% on 4x256x4096, of 4 up to 5.9% on 2x2048x2048.
 constexpr std::int64_t kTileFp32MaxUnitsPerPart = 3;
 
+}  // namespace
+
 // The tile kernel (bwd_channel_last_tile.cu): blocks of CC1D_BWD_CL_TILE_CHANNELS
 // channels (64 of 16-bit x, 32 of fp32) each walk units_per_part (batch row, tile) units
 // in order. As many parts as the blocks above make, every part the same number of units:
@@ -158,6 +164,8 @@ Plan plan_channel_last_tile(const Variant& variant, const BackwardArgs& args, in
     plan.parts = util::ceil_div(units, plan.units_per_part);
     return plan;
 }
+
+namespace {
 
 // A tail for grids of long walks in one wave. Such walks start together but end apart,
 // and each slot then idles to the end. So each row's last 1/kTailShare goes to walks of
@@ -225,8 +233,18 @@ Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_
 
 Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_count,
                        const ResidentBlocks& resident_blocks) {
-    const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
     if (takes_tile(variant, args)) return plan_channel_last_tile(variant, args, sm_count);
+    return plan_channel_last_walk(variant, args, sm_count, resident_blocks);
+}
+
+Plan plan_channel_last_walk(const Variant& variant, const BackwardArgs& args, int sm_count, int resident_blocks) {
+    return plan_channel_last_walk(variant, args, sm_count,
+                                  [resident_blocks](device::Dim3, unsigned) { return resident_blocks; });
+}
+
+Plan plan_channel_last_walk(const Variant& variant, const BackwardArgs& args, int sm_count,
+                            const ResidentBlocks& resident_blocks) {
+    const std::int64_t batch = args.x.shape[0], dim = args.x.shape[1], seqlen = args.x.shape[2];
     const int threads_x = CC1D_BWD_CL_THREADS_X;
     const int threads_y = CC1D_BWD_CL_THREADS / CC1D_BWD_CL_THREADS_X;
     Plan plan;

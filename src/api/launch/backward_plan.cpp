@@ -86,10 +86,14 @@ bool takes_shifted_rows(const Variant& variant, const BackwardArgs& args) {
     return util::unit_stride(args.x, 2) || util::unit_stride(args.dout, 2) || util::unit_stride(args.dx, 2);
 }
 
-bool follows_own_boundaries(const Variant& variant, const BackwardArgs& args) {
+bool may_follow_own_boundaries(const Variant& variant, const BackwardArgs& args) {
     const Variant v = variant.normalized();
     return v.layout == Layout::channel_first && v.shifted_rows && !v.seq_idx && util::unit_stride(args.x, 2) &&
-           util::element_aligned(args.x) && !env::flag("CC1D_DISABLE_OWN_BOUNDARIES");
+           util::element_aligned(args.x);
+}
+
+bool follows_own_boundaries(const Variant& variant, const BackwardArgs& args) {
+    return may_follow_own_boundaries(variant, args) && !env::flag("CC1D_DISABLE_OWN_BOUNDARIES");
 }
 
 cc1d_bwd_params make_params(const Variant& variant, const BackwardArgs& args) {

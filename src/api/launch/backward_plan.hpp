@@ -37,7 +37,11 @@ struct Plan {
 // are the larger of a rule that never gives fewer for a larger count and one that never
 // gives fewer for a smaller (backward_workspace_bytes relies on both). `fast_memory`: the device's
 // DRAM is fast (util::fast_memory), which decides how channel-first 16-bit tiles are staged.
+// `own_boundaries`: the tiles follow x's rows' own 16-byte boundaries (follows_own_boundaries,
+// which the shorter form asks; the workspace query plans both ways where they may).
 Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm_count, bool fast_memory);
+Plan plan_channel_first(const Variant& variant, const BackwardArgs& args, int sm_count, bool fast_memory,
+                        bool own_boundaries);
 // How many blocks of the module's main kernel (of `block` threads and `shared_bytes` of
 // dynamic shared memory) an SM holds: Launcher::resident_blocks, 0 where unknown (taken
 // as the wave's). The channel-last plan asks only where it would take a tail of short
@@ -47,6 +51,13 @@ Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_
                        const ResidentBlocks& resident_blocks);
 // The same with the answer given (the workspace query, tests).
 Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_count, int resident_blocks = 0);
+// The two plans plan_channel_last chooses between by takes_tile, each whatever that says:
+// the workspace query covers both for calls the tile kernel fits, since
+// CC1D_DISABLE_BACKWARD_TILE may change between the query and the call.
+Plan plan_channel_last_tile(const Variant& variant, const BackwardArgs& args, int sm_count);
+Plan plan_channel_last_walk(const Variant& variant, const BackwardArgs& args, int sm_count,
+                            const ResidentBlocks& resident_blocks);
+Plan plan_channel_last_walk(const Variant& variant, const BackwardArgs& args, int sm_count, int resident_blocks = 0);
 
 // The most partial rows the tail of plan_channel_last adds to a call's, on any device
 // (backward_workspace_bytes: a tail comes and goes with the multiprocessor count).
@@ -99,7 +110,10 @@ bool takes_shifted_rows(const Variant& variant, const BackwardArgs& args);
 // Variant::tiled) rather than the register walk: calls of up to 2^27 elements (fp32: 2^25,
 // with rows of whole 16-byte vectors) of the variants that have it (up to width 4 without
 // states). plan_channel_last plans by it, the Runtime loads the module by it.
+// CC1D_DISABLE_BACKWARD_TILE=1 (read on every call) sends every call to the register walk;
+// tile_fits is the same rule without that switch.
 bool takes_tile(const Variant& variant, const BackwardArgs& args);
+bool tile_fits(const Variant& variant, const BackwardArgs& args);
 
 // Whether a channel-first call's tiles follow x's rows' own 16-byte boundaries: the
 // shifted-rows module without seq_idx, x of unit stride along L at whole-element
@@ -107,6 +121,8 @@ bool takes_tile(const Variant& variant, const BackwardArgs& args);
 // so, and the plan leaves room for a row's first vector to start up to a vector before it.
 // CC1D_DISABLE_OWN_BOUNDARIES=1 gives such calls the module's shifted loads instead.
 bool follows_own_boundaries(const Variant& variant, const BackwardArgs& args);
+// The same rule without CC1D_DISABLE_OWN_BOUNDARIES.
+bool may_follow_own_boundaries(const Variant& variant, const BackwardArgs& args);
 
 // Pointers, shapes, strides and flags; the split and the modes are run()'s.
 cc1d_bwd_params make_params(const Variant& variant, const BackwardArgs& args);
