@@ -81,54 +81,45 @@ void check_query_covers_every_setting(const Variant& variant, const BackwardArgs
     CHECK(most_planned <= least_queried);
 }
 
+
+// Every dtype, width, seq_idx and alignment of `shapes` in `layout`.
+void check_query_covers_every_setting(Layout layout, const std::vector<std::array<std::int64_t, 3>>& shapes,
+                                      const std::vector<int>& widths) {
+    for (const DType dtype : {DType::bf16, DType::fp32})
+        for (const int width : widths)
+            for (const bool seq_idx : {false, true})
+                for (const auto& shape : shapes)
+                    for (const std::uintptr_t data : {std::uintptr_t(0x10000), std::uintptr_t(0x10004)}) {
+                        Variant v = test::silu_backward(dtype, layout);
+                        v.width = width;
+                        v.seq_idx = seq_idx;
+                        const std::string dtype_name(to_string(dtype));
+                        CAPTURE(dtype_name);
+                        CAPTURE(width);
+                        CAPTURE(seq_idx);
+                        CAPTURE(shape[1]);
+                        CAPTURE(shape[2]);
+                        CAPTURE(data);
+                        check_query_covers_every_setting(v, view_args(layout, dtype, shape, data));
+                    }
+}
+
 }  // namespace
 
 TEST_CASE("backward workspace query: covers the plan of every switch setting, channel-last") {
     // 9x67x1031 bf16 with dx off 16-byte boundaries: the tile kernel plans 153 parts, the
     // register walk 291 (CC1D_DISABLE_BACKWARD_TILE); the larger shapes take the walk with
     // a tail in fp32, the tile kernel with rows off 16-byte boundaries in 16-bit.
-    const std::vector<std::array<std::int64_t, 3>> shapes = {{9, 67, 1031},   {9, 300, 1031}, {4, 2051, 1024},
-                                                             {3, 1001, 777},  {16, 96, 300},  {4, 5377, 4096},
-                                                             {4, 5376, 4096}, {2, 64, 128}};
-    for (const DType dtype : {DType::bf16, DType::fp32})
-        for (const int width : {1, 4, 8})
-            for (const bool seq_idx : {false, true})
-                for (const auto& shape : shapes)
-                    for (const std::uintptr_t data : {std::uintptr_t(0x10000), std::uintptr_t(0x10004)}) {
-                        Variant v = test::silu_backward(dtype);
-                        v.width = width;
-                        v.seq_idx = seq_idx;
-                        const std::string dtype_name(to_string(dtype));
-                        CAPTURE(dtype_name);
-                        CAPTURE(width);
-                        CAPTURE(seq_idx);
-                        CAPTURE(shape[1]);
-                        CAPTURE(shape[2]);
-                        CAPTURE(data);
-                        check_query_covers_every_setting(v, view_args(Layout::channel_last, dtype, shape, data));
-                    }
+    check_query_covers_every_setting(Layout::channel_last,
+                                     {{9, 67, 1031}, {9, 300, 1031}, {4, 2051, 1024}, {3, 1001, 777}, {16, 96, 300},
+                                      {4, 5377, 4096}, {4, 5376, 4096}, {2, 64, 128}},
+                                     {1, 4, 8});
 }
 
 TEST_CASE("backward workspace query: covers the plan of every switch setting, channel-first") {
     // Odd L and misaligned views take the 16-bit module of rows off 16-byte boundaries,
     // whose tiles follow the rows' own boundaries (CC1D_DISABLE_OWN_BOUNDARIES) without seq_idx.
-    const std::vector<std::array<std::int64_t, 3>> shapes = {{16, 3, 4099}, {4, 5376, 4095}, {8, 4, 4100},
-                                                             {9, 67, 1031}, {4, 256, 4096},  {2, 20000, 777}};
-    for (const DType dtype : {DType::bf16, DType::fp32})
-        for (const int width : {1, 4})
-            for (const bool seq_idx : {false, true})
-                for (const auto& shape : shapes)
-                    for (const std::uintptr_t data : {std::uintptr_t(0x10000), std::uintptr_t(0x10004)}) {
-                        Variant v = test::silu_backward(dtype, Layout::channel_first);
-                        v.width = width;
-                        v.seq_idx = seq_idx;
-                        const std::string dtype_name(to_string(dtype));
-                        CAPTURE(dtype_name);
-                        CAPTURE(width);
-                        CAPTURE(seq_idx);
-                        CAPTURE(shape[1]);
-                        CAPTURE(shape[2]);
-                        CAPTURE(data);
-                        check_query_covers_every_setting(v, view_args(Layout::channel_first, dtype, shape, data));
-                    }
+    check_query_covers_every_setting(
+        Layout::channel_first,
+        {{16, 3, 4099}, {4, 5376, 4095}, {8, 4, 4100}, {9, 67, 1031}, {4, 256, 4096}, {2, 20000, 777}}, {1, 4});
 }
