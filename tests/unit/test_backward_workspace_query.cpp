@@ -81,7 +81,6 @@ void check_query_covers_every_setting(const Variant& variant, const BackwardArgs
     CHECK(most_planned <= least_queried);
 }
 
-
 // Every dtype, width, seq_idx and alignment of `shapes` in `layout`.
 void check_query_covers_every_setting(Layout layout, const std::vector<std::array<std::int64_t, 3>>& shapes,
                                       const std::vector<int>& widths) {
