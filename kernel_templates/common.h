@@ -178,23 +178,6 @@ CC1D_DEVICE void cc1d_v16_store_global(void* address, const cc1d_vec16& v) {
 #endif
 }
 
-// Bytes [offset, offset + 16) of the 32 that lo and then hi hold (offset < 16): the vector
-// that two aligned ones straddle.
-CC1D_DEVICE cc1d_vec16 cc1d_v16_funnel(const cc1d_vec16& lo, const cc1d_vec16& hi, unsigned int offset) {
-    const unsigned int w[8] = {lo.w[0], lo.w[1], lo.w[2], lo.w[3], hi.w[0], hi.w[1], hi.w[2], hi.w[3]};
-    // Whole words first (the same for a row's every vector, so no divergence), then bytes.
-    // Selects rather than w[i + words]: a run-time index would put w in local memory.
-    const unsigned int words = offset >> 2, bits = (offset & 3u) * 8u;
-    unsigned int u[5];
-#pragma unroll
-    for (int i = 0; i < 5; ++i)
-        u[i] = words == 0 ? w[i] : (words == 1 ? w[i + 1] : (words == 2 ? w[i + 2] : w[i + 3]));
-    cc1d_vec16 v;
-#pragma unroll
-    for (int i = 0; i < 4; ++i) v.w[i] = bits == 0 ? u[i] : (u[i] >> bits) | (u[i + 1] << (32u - bits));
-    return v;
-}
-
 // 16 bytes from `at`, an element address that need not be 16-byte aligned, as two aligned
 // 16-byte loads and a shift: for rows of unit stride whose start is not aligned (a
 // channel-first L, or a view's offset, that is not a multiple of a vector), where the
@@ -207,7 +190,19 @@ CC1D_DEVICE cc1d_vec16 cc1d_v16_load_shifted(const x_t* at) {
     const unsigned long long address = reinterpret_cast<unsigned long long>(at);
     const unsigned int offset = (unsigned int)(address & 15u);
     const cc1d_vec16* block = reinterpret_cast<const cc1d_vec16*>(address - offset);
-    return cc1d_v16_funnel(cc1d_v16_load_aligned(block), cc1d_v16_load_aligned(block + 1), offset);
+    const cc1d_vec16 lo = cc1d_v16_load_aligned(block), hi = cc1d_v16_load_aligned(block + 1);
+    const unsigned int w[8] = {lo.w[0], lo.w[1], lo.w[2], lo.w[3], hi.w[0], hi.w[1], hi.w[2], hi.w[3]};
+    // Whole words first (the same for a row's every vector, so no divergence), then bytes.
+    // Selects rather than w[i + words]: a run-time index would put w in local memory.
+    const unsigned int words = offset >> 2, bits = (offset & 3u) * 8u;
+    unsigned int u[5];
+#pragma unroll
+    for (int i = 0; i < 5; ++i)
+        u[i] = words == 0 ? w[i] : (words == 1 ? w[i + 1] : (words == 2 ? w[i + 2] : w[i + 3]));
+    cc1d_vec16 v;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) v.w[i] = bits == 0 ? u[i] : (u[i] >> bits) | (u[i + 1] << (32u - bits));
+    return v;
 }
 
 // 16 bytes to `at`, an element address that need not be 16-byte aligned, as the widest
@@ -230,41 +225,6 @@ CC1D_DEVICE void cc1d_v16_store_split(x_t* at, const cc1d_vec16& v) {
         for (int i = 0; i < 3; ++i) q[i] = (v.w[i] >> 16) | (v.w[i + 1] << 16);
         unsigned short* last = reinterpret_cast<unsigned short*>(address + 14);
         *last = (unsigned short)(v.w[3] >> 16);
-    }
-}
-
-// Word i of v (i < 4, known only at run time), by selects: an index would put v in local memory.
-CC1D_DEVICE unsigned int cc1d_v16_word(const cc1d_vec16& v, unsigned int i) {
-    return i == 0 ? v.w[0] : (i == 1 ? v.w[1] : (i == 2 ? v.w[2] : v.w[3]));
-}
-
-// Elements [first, end) of v to the same elements of the 16-byte aligned `chunk`, writing
-// no other byte: one 16-byte store for the whole vector, else the widest aligned pieces
-// (8, 4 or 2 bytes; a prefix or suffix of the vector takes at most three). `first` and
-// `end` may lie outside [0, VEC): only elements inside it are written.
-CC1D_DEVICE void cc1d_v16_store_range(x_t* chunk, const cc1d_vec16& v, int first, int end) {
-    if (first <= 0 && end >= CC1D_VEC) {
-        cc1d_v16_store_global(chunk, v);
-        return;
-    }
-    const int from = first > 0 ? first : 0, to = end < CC1D_VEC ? end : CC1D_VEC;
-    if (to <= from) return;
-    char* base = reinterpret_cast<char*>(chunk);
-    unsigned int at = (unsigned int)from * (unsigned int)sizeof(x_t);
-    const unsigned int stop = (unsigned int)to * (unsigned int)sizeof(x_t);
-    while (at < stop) {
-        const unsigned int word = at >> 2;
-        if ((at & 7u) == 0 && at + 8u <= stop) {
-            *reinterpret_cast<unsigned long long*>(base + at) =
-                (unsigned long long)cc1d_v16_word(v, word + 1) << 32 | cc1d_v16_word(v, word);
-            at += 8u;
-        } else if ((at & 3u) == 0 && at + 4u <= stop) {
-            *reinterpret_cast<unsigned int*>(base + at) = cc1d_v16_word(v, word);
-            at += 4u;
-        } else {   // (16-bit elements only)
-            *reinterpret_cast<unsigned short*>(base + at) = (unsigned short)(cc1d_v16_word(v, word) >> ((at & 2u) * 8u));
-            at += 2u;
-        }
     }
 }
 

@@ -145,48 +145,8 @@ CC1D_DEVICE void cl_load_elements(const cc1d_fwd_params& p, const ClTile& tile, 
     }
 }
 
-#if CC1D_SHIFTED_ROWS
-// Phase 3 in the module of rows off 16-byte boundaries: each output row leaves at its own
-// 16-byte boundaries. Chunk k of a row is the aligned 16 bytes from the tile's first
-// channel less `lead` (its offset past a boundary, in elements) plus k vectors: tile
-// elements k*VEC - lead on, two of the row's shared vectors shifted (cc1d_v16_funnel).
-// Thread (row, col) stores chunk col + 1 (col where the row is aligned), and col 0 the
-// row's first, partial one as well: one aligned 16-byte store each, but at a tile's
-// edges, which share their chunk with the neighbouring tile (or pass D) and store only
-// their own elements (cc1d_v16_store_range). Each vector as its widest aligned pieces
-// instead (cc1d_v16_store_split: five stores in 16-bit, lanes 16 bytes apart) wrote 2.6
-// times the L2 sectors of aligned rows and held 4x5377x4096 bf16 at 91% of L2 throughput
-// and 47% of DRAM's (Nsight Compute on an H100, docs/perf.md entry 162).
-CC1D_DEVICE void cl_store_shifted(const cc1d_fwd_params& p, const ClTile& tile, const cc1d_vec16* s_out) {
-    x_t* out = reinterpret_cast<x_t*>(p.out) + tile.b * p.out_stride_b + tile.c0;
-    const int channels = p.dim - tile.c0 < kClChannels ? (int)(p.dim - tile.c0) : kClChannels;
-#pragma unroll
-    for (int m = 0; m < kClStores; ++m) {
-        const int i = threadIdx.x + m * CC1D_FWD_CL_THREADS;
-        const int row = i / kClRowVecs, col = i - row * kClRowVecs;
-        const cc1d_i64 t = tile.t0 + row;
-        if (t >= p.seqlen) continue;
-        x_t* first = out + t * p.out_stride_l;   // the tile's first channel in row t
-        const int lead = (int)((reinterpret_cast<unsigned long long>(first) & 15u) / sizeof(x_t));
-        x_t* chunk0 = first - lead;
-        const cc1d_vec16 lo = cc1d_v16_load_aligned(&s_out[i]);
-        const cc1d_vec16 hi = col + 1 < kClRowVecs ? cc1d_v16_load_aligned(&s_out[i + 1]) : lo;
-        const unsigned int shift = (unsigned int)((CC1D_VEC - lead) % CC1D_VEC * (int)sizeof(x_t));
-        // Chunk k holds tile elements [k*VEC - lead, +VEC): its own are those in [0, channels).
-        const int k = col + (lead != 0);
-        cc1d_v16_store_range(chunk0 + k * CC1D_VEC, cc1d_v16_funnel(lo, hi, shift), lead - k * CC1D_VEC,
-                             channels + lead - k * CC1D_VEC);
-        if (col == 0 && lead != 0) cc1d_v16_store_range(chunk0, cc1d_v16_funnel(lo, lo, shift), lead, channels + lead);
-    }
-}
-#endif
-
 // Phase 3: the output tile, rows before L, channels before D.
 CC1D_DEVICE void cl_store(const cc1d_fwd_params& p, const ClTile& tile, bool vector_tile, const cc1d_vec16* s_out) {
-#if CC1D_SHIFTED_ROWS
-    cl_store_shifted(p, tile, s_out);
-    return;
-#endif
     x_t* out = reinterpret_cast<x_t*>(p.out) + tile.b * p.out_stride_b + tile.c0;
     if (vector_tile && sizeof(x_t) == 2) {
         // 16-bit x: a thread's vectors share one column, kRowsApart rows apart (as in
@@ -207,15 +167,21 @@ CC1D_DEVICE void cl_store(const cc1d_fwd_params& p, const ClTile& tile, bool vec
                 cc1d_v16_store_global(to, cc1d_v16_load_aligned(&s_out[(int)tid + m * CC1D_FWD_CL_THREADS]));
             to += step;
         }
-    } else if (vector_tile) {
-        // fp32 vector tiles: one aligned store a vector.
+    } else if (vector_tile || CC1D_SHIFTED_ROWS) {
+        // fp32 vector tiles one aligned store a vector; the module of rows off 16-byte
+        // boundaries each vector as the widest aligned pieces that write its channels before D.
 #pragma unroll
         for (int m = 0; m < kClStores; ++m) {
             const int i = threadIdx.x + m * CC1D_FWD_CL_THREADS;
             const int row = i / kClRowVecs, col = i - row * kClRowVecs;
             const cc1d_i64 t = tile.t0 + row;
-            if (t < p.seqlen)
-                cc1d_v16_store_global(out + t * p.out_stride_l + col * CC1D_VEC, cc1d_v16_load_aligned(&s_out[i]));
+            if (t < p.seqlen) {
+                if (CC1D_SHIFTED_ROWS)
+                    cc1d_v16_store_row(out - tile.c0 + t * p.out_stride_l, p.out_stride_d, tile.c0 + col * CC1D_VEC,
+                                       p.dim, p.vector_ok != 0, cc1d_v16_load_aligned(&s_out[i]));
+                else
+                    cc1d_v16_store_global(out + t * p.out_stride_l + col * CC1D_VEC, cc1d_v16_load_aligned(&s_out[i]));
+            }
         }
     } else {
         const x_t* elems = reinterpret_cast<const x_t*>(s_out);
