@@ -219,6 +219,11 @@ void add_tail(Plan& plan, const Variant& v, std::int64_t batch, std::int64_t seq
     plan.tiles = util::ceil_div(plan.tail_start, plan.tile_len);   // (no empty chunk)
 }
 
+// The answer `resident_blocks` for every block shape (the plans' forms that are given it).
+ResidentBlocks same_residency(int resident_blocks) {
+    return [resident_blocks](device::Dim3, unsigned) { return resident_blocks; };
+}
+
 }  // namespace
 
 std::int64_t channel_last_tail_parts(const Variant& variant, const BackwardArgs& args) {
@@ -228,7 +233,7 @@ std::int64_t channel_last_tail_parts(const Variant& variant, const BackwardArgs&
 }
 
 Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_count, int resident_blocks) {
-    return plan_channel_last(variant, args, sm_count, [resident_blocks](device::Dim3, unsigned) { return resident_blocks; });
+    return plan_channel_last(variant, args, sm_count, same_residency(resident_blocks));
 }
 
 Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_count,
@@ -238,8 +243,7 @@ Plan plan_channel_last(const Variant& variant, const BackwardArgs& args, int sm_
 }
 
 Plan plan_channel_last_walk(const Variant& variant, const BackwardArgs& args, int sm_count, int resident_blocks) {
-    return plan_channel_last_walk(variant, args, sm_count,
-                                  [resident_blocks](device::Dim3, unsigned) { return resident_blocks; });
+    return plan_channel_last_walk(variant, args, sm_count, same_residency(resident_blocks));
 }
 
 Plan plan_channel_last_walk(const Variant& variant, const BackwardArgs& args, int sm_count,
