@@ -73,7 +73,7 @@ typedef enum cc1d_activation {
  * strides) and share no memory with any other tensor of that call; update's conv_state
  * and varlen_fwd's conv_states are the ones read and written in place. */
 typedef struct cc1d_tensor {
-    const void* data;                 /* device pointer; NULL (with rank 0) = absent */
+    const void* data;                 /* device pointer, aligned to the element size; NULL (with rank 0) = absent */
     int32_t dtype;                    /* cc1d_dtype */
     int32_t rank;                     /* 0..3 */
     int64_t shape[CC1D_MAX_RANK];

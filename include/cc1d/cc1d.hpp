@@ -27,7 +27,8 @@ std::size_t dtype_size(DType);
 
 // A view of device memory: up to 3 dimensions, strides in elements (not bytes).
 // A default-constructed Tensor (data == nullptr, rank == 0) means "absent"; an empty
-// tensor (a zero in its shape) may have null data. A tensor a call writes must have
+// tensor (a zero in its shape) may have null data. `data` must be aligned to the
+// element size (any element of a buffer is; 16 bytes is not required). A tensor a call writes must have
 // distinct elements (no zero or interleaving strides) and share no memory with any other
 // tensor of that call; update's conv_state and varlen_fwd's conv_states are the ones
 // read and written in place.

@@ -19,6 +19,13 @@ std::string shape_text(const Tensor& t) {
 void require_present(const Tensor& t, const char* what) {
     if (!t.present()) fail(ErrorCode::invalid_argument, "{}: required, but absent", what);
     if (t.data == nullptr && t.numel() != 0) fail(ErrorCode::invalid_argument, "{}: data pointer is null", what);
+    // Every kernel accesses whole elements: one at an address off its size's boundary
+    // would stop the launch with a misaligned-address fault, which poisons the caller's
+    // whole device context.
+    const std::size_t size = dtype_size(t.dtype);
+    if (reinterpret_cast<std::uintptr_t>(t.data) % size != 0)
+        fail(ErrorCode::invalid_argument, "{}: expected an address aligned to its element size ({} bytes, {}), got {}", what, size,
+             to_string(t.dtype), t.data);
 }
 
 void require_rank(const Tensor& t, int rank, const char* what, const char* dims) {

@@ -50,6 +50,11 @@ TEST_CASE("forward: each bad argument is named") {
     auto run = [](ForwardArgs a) { return error_of([&] { runtime().forward(a); }); };
     { auto a = good_forward(); a.x.data = nullptr; CHECK(contains(run(a), "x: data pointer is null")); }
     { auto a = good_forward(); a.out = Tensor(); CHECK(contains(run(a), "out: required")); }
+    {   // an address off the element size's boundary (a byte offset into a 16-bit buffer)
+        auto a = good_forward();
+        a.out.data = static_cast<const char*>(a.out.data) + 1;
+        CHECK(contains(run(a), "out: expected an address aligned to its element size (2 bytes, bf16)"));
+    }
     { auto a = good_forward(); a.weight = Tensor(fake(1), DType::bf16, {7, 4}); CHECK(contains(run(a), "weight: expected 8 rows")); }
     { auto a = good_forward(); a.bias = Tensor(fake(2), DType::bf16, {9}); CHECK(contains(run(a), "bias: expected shape (8)")); }
     { auto a = good_forward(); a.bias = Tensor(fake(2), DType::fp32, {8}); CHECK(contains(run(a), "bias: expected dtype bf16")); }
@@ -101,6 +106,8 @@ TEST_CASE("backward: gradients are checked like outputs") {
     a.dx = Tensor(fake(3), DType::fp16, {2, 8, 40});
     a.dweight = Tensor(fake(4), DType::bf16, {8, 3});
     CHECK(contains(error_of([&] { runtime().backward(a); }), "dweight: expected dtype fp32 or fp16"));
+    a.dweight = Tensor(static_cast<const char*>(fake(4)) + 2, DType::fp32, {8, 3});
+    CHECK(contains(error_of([&] { runtime().backward(a); }), "dweight: expected an address aligned to its element size (4 bytes, fp32)"));
     a.dweight = Tensor(fake(4), DType::fp32, {8, 3});
     a.dbias = Tensor(fake(5), DType::fp32, {8});
     CHECK(contains(error_of([&] { runtime().backward(a); }), "dbias: given, but the forward had no bias"));
