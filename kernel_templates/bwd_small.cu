@@ -192,7 +192,7 @@ CC1D_DEVICE void bs_walk_in_registers(const cc1d_bwd_params& p, int c, int slot,
         }
 #if CC1D_HAS_SEQ_IDX
         // ids[m] = id(s0-K+m): before the row start seq_idx[b, 0] when initial_states feed
-        // the first sequence, else -1 (as cc1d_bwd_seq_id in common.h); past the end -1.
+        // the first sequence, else -1 (as cc1d_bwd_seq_id in bwd_sums.h); past the end -1.
         int ids[kBsRun + 2 * CC1D_K];
         const int* seq = p.seq_idx + b * (int)p.seq_stride_b;
 #pragma unroll
@@ -339,7 +339,7 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_SMALL_THREADS) CC1D_ENTRY(
         });
 #if CC1D_HAS_SEQ_IDX
         // Before a row start: seq_idx[b, 0] when initial_states feed the first sequence, else
-        // -1 (as cc1d_bwd_seq_id in common.h).
+        // -1 (as cc1d_bwd_seq_id in bwd_sums.h).
         const int sb = (int)p.seq_stride_b, sl = (int)p.seq_stride_l;
         const auto id_rows = bs_rows_of(ids, t, staged, CC1D_BWD_SMALL_THREADS, [&](int r) {
             const int b = bs_div(r, by_span), s = r - b * span - CC1D_K;

@@ -108,7 +108,7 @@
 #define CC1D_REDUCE_SUM 0         // sum the partial rows in order into dweight/dbias
 #define CC1D_REDUCE_ZERO 1        // zero the atomic target of dw_mode before the main kernel
 #define CC1D_REDUCE_SEQ_MASKS 2   // channel-first: seq_idx -> seq_masks before the main kernel
-// Bytes of one seq mask (common.h's cc1d_seq_mask) at a width: bits 0..K, a byte up to
+// Bytes of one seq mask (seq_masks.h's cc1d_seq_mask) at a width: bits 0..K, a byte up to
 // width 8, two up to 16. The host sizes the workspace and the shared memory with it.
 #define CC1D_SEQ_MASK_BYTES(width) ((width) <= 8 ? 1 : 2)
 #define CC1D_UPDATE_THREADS 128

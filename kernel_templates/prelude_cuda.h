@@ -1,5 +1,5 @@
 // Backend prelude for NVRTC. Defines the few things that differ between compilers;
-// everything else lives in common.h. No toolkit header is included: NVRTC provides
+// everything else lives in the shared headers (types.h on). No toolkit header is included: NVRTC provides
 // the built-in variables (threadIdx, ...) and intrinsics itself.
 #define CC1D_BACKEND_CUDA 1
 #define CC1D_WARP_SIZE 32
@@ -34,7 +34,7 @@ CC1D_DEVICE float cc1d_exp2_approx(float x) {
     return y;
 }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
-// Hardware tanh (sm_75+), maximum absolute error about 5e-4 (common.h says where it is used).
+// Hardware tanh (sm_75+), maximum absolute error about 5e-4 (activation.h says where it is used).
 #define CC1D_TANH_APPROX 1
 CC1D_DEVICE float cc1d_tanh_approx(float x) {
     float y;

@@ -1,5 +1,5 @@
 // Backend prelude for HIPRTC. Defines the few things that differ between compilers;
-// everything else lives in common.h. HIPRTC provides the built-in variables and
+// everything else lives in the shared headers (types.h on). HIPRTC provides the built-in variables and
 // intrinsics itself, so nothing is included.
 #define CC1D_BACKEND_HIP 1
 #ifdef __AMDGCN_WAVEFRONT_SIZE

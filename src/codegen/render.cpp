@@ -70,6 +70,12 @@ std::string family_template(const Variant& variant) {
     fail(ErrorCode::unsupported, "no kernel family for op {}", to_string(variant.op));
 }
 
+const std::vector<const char*>& shared_headers() {
+    static const std::vector<const char*> headers = {"types.h", "activation.h", "vectors.h", "seq_masks.h",
+                                                     "taps.h",  "tiles.h",      "bwd_sums.h"};
+    return headers;
+}
+
 std::string template_text(const std::string& file_name) {
     if (auto dir = env::get("CC1D_TEMPLATE_DIR")) {
         const std::string path = *dir + "/" + file_name;
@@ -129,7 +135,7 @@ RenderedSource render_source(const Variant& raw, const std::string& backend) {
     out.text = template_text(backend == "cuda" ? "prelude_cuda.h" : "prelude_hip.h");
     out.text += variant_macros(variant, out.entry, out.second_entry, out.third_entry);
     out.text += template_text("params.h");
-    out.text += template_text("common.h");
+    for (const char* header : shared_headers()) out.text += template_text(header);
     out.text += template_text(family_template(variant));
     if (!out.third_entry.empty()) out.text += template_text("bwd_channel_first_vectors.cu");
     return out;

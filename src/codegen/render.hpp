@@ -1,11 +1,12 @@
 // Variant -> self-contained kernel source. The text is the backend prelude, the
-// variant's macros, params.h, common.h and the op family's template (then the third
+// variant's macros, params.h, the shared headers (shared_headers) and the op family's template (then the third
 // kernel's template where a module has one, third_kernel), in that order;
 // nothing is #included at compile time, so the hash of the text is the hash of
 // everything the compiler sees.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "variant/variant.hpp"
 
@@ -54,6 +55,10 @@ bool splits_compile(const Variant& variant);
 
 // backend: "cuda" or "hip".
 RenderedSource render_source(const Variant& variant, const std::string& backend);
+
+// The headers every kernel takes after params.h, one concept each, in the order the
+// source joins them: each uses only what the prelude, params.h and those before it define.
+const std::vector<const char*>& shared_headers();
 
 // The template file a variant's op family uses, e.g. "fwd_channel_first.cu".
 std::string family_template(const Variant& variant);

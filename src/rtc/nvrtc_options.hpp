@@ -36,7 +36,7 @@ inline std::string nvrtc_split_compile_option(NvrtcVersion version, unsigned thr
 
 // `arch_option` is "-arch=sm_XY" or "-arch=compute_XY". Fast math stays off so results
 // follow SEMANTICS.md's tolerances; the approximate instructions SiLU uses (tanh.approx,
-// ex2.approx) are chosen explicitly in the prelude and common.h.
+// ex2.approx) are chosen explicitly in the prelude and activation.h.
 inline std::vector<std::string> nvrtc_options(const std::string& arch_option, NvrtcVersion version) {
     std::vector<std::string> options = {arch_option, "--std=c++17"};
     if (nvrtc_accepts_minimal(version)) options.emplace_back("-minimal");

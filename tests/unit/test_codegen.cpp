@@ -294,6 +294,25 @@ TEST_CASE("every op family has an embedded template") {
         }
 }
 
+TEST_CASE("every source joins the shared headers whole, in their order, after params.h and before its family") {
+    Variant v;
+    v.op = Op::bwd;
+    v.width = 4;
+    v.x_dtype = DType::bf16;
+    v.activation = Activation::silu;
+    const auto source = codegen::render_source(v, "cuda");
+    std::size_t at = source.text.find(codegen::template_text("params.h"));
+    REQUIRE(at != std::string::npos);
+    for (const char* header : codegen::shared_headers()) {
+        const std::string name = header, text = codegen::template_text(name);
+        CHECK_MESSAGE(!text.empty(), name);
+        const std::size_t found = source.text.find(text, at);
+        CHECK_MESSAGE(found != std::string::npos, (name + " is missing or out of order"));
+        if (found != std::string::npos) at = found + text.size();
+    }
+    CHECK(source.text.find(codegen::template_text(codegen::family_template(v)), at) != std::string::npos);
+}
+
 // The kernels lay their shared tiles out in 128-byte lines counted from the array's start,
 // and cp.async copies land on those lines. An array aligned only to its 16-byte element
 // starts wherever the arrays before it (static ones, or for dynamic shared memory all the
@@ -325,10 +344,10 @@ TEST_CASE("CC1D_TEMPLATE_DIR replaces the embedded templates") {
     setenv("CC1D_TEMPLATE_DIR", dir.c_str(), 1);
     CHECK(codegen::template_text("params.h") == "// replaced params\n");
     try {
-        codegen::template_text("common.h");
+        codegen::template_text("vectors.h");
         FAIL("a missing template must be an error");
     } catch (const Error& e) {
-        CHECK(std::string(e.what()).find("common.h") != std::string::npos);
+        CHECK(std::string(e.what()).find("vectors.h") != std::string::npos);
     }
     unsetenv("CC1D_TEMPLATE_DIR");
     CHECK(codegen::template_text("params.h") != "// replaced params\n");
