@@ -18,8 +18,8 @@ using launch::Kernel;
 namespace {
 
 std::vector<test::RecordingLauncher<cc1d_varlen_params>::Launch> launches(Layout layout, bool states,
-                                                                           std::int64_t total = 4096) {
-    constexpr std::int64_t D = 67, N = 3;
+                                                                           std::int64_t total = 4096, std::int64_t D = 67) {
+    constexpr std::int64_t N = 3;
     VarlenForwardArgs args;
     args.x = layout == Layout::channel_last ? Tensor(test::fake_address(0), DType::bf16, {D, total}, {1, D})
                                             : Tensor(test::fake_address(0), DType::bf16, {D, total}, {total, 1});
@@ -66,4 +66,15 @@ TEST_CASE("varlen: with slots the finishing kernel is a second, overlapped launc
         REQUIRE(empty.size() == 1);
         CHECK(empty[0].kernel == Kernel::finish);
     }
+}
+
+TEST_CASE("varlen: a call of no channels launches nothing, with slots too") {
+    // The finishing kernel's block was sized from the channels: with none, its grid was a
+    // division by zero on the host (SIGFPE, the caller's process gone).
+    for (Layout layout : {Layout::channel_first, Layout::channel_last})
+        for (bool states : {false, true}) {
+            INFO("channel-last=", layout == Layout::channel_last, " slots=", states);
+            CHECK(launches(layout, states, 4096, 0).empty());
+            CHECK(launches(layout, states, 0, 0).empty());
+        }
 }

@@ -60,6 +60,9 @@ int threads_for_row(std::int64_t length, int elems_per_thread) {
 
 void varlen_forward(Launcher& launcher, const Variant& variant, const VarlenForwardArgs& args) {
     cc1d_varlen_params p = varlen_params(args);
+    // No channels: no output and no slot element to write (and no block size below to
+    // divide by).
+    if (p.dim == 0) return;
     const int vec = util::vector_elems(variant.x_dtype);
     device::Dim3 block;
     std::int64_t blocks = 0;
