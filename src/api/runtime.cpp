@@ -6,9 +6,7 @@
 
 #include "api/device_launcher.hpp"
 #include "api/kernel_store.hpp"
-#include "api/launch/backward_plan.hpp"
-#include "api/launch/backward_small.hpp"
-#include "api/launch/forward_small.hpp"
+#include "api/launch/call.hpp"
 #include "api/launch/launch.hpp"
 #include "api/validate.hpp"
 #include "api/workspace_pool.hpp"
@@ -79,45 +77,16 @@ static void run_op(Runtime::Impl& impl, const Variant& variant, const Args& args
 }
 
 void Runtime::forward(const ForwardArgs& args, void* stream) {
-    Variant variant = validate::forward(args);
-    // A small call runs one output a thread, from a module of its own (forward_small.hpp).
-    if (const auto small = launch::forward::plan_small(variant, args)) {
-        variant.small_call = true;
-        auto launch_small = [&small](launch::Launcher& launcher, const Variant& v, const ForwardArgs& a) {
-            launch::forward::run_small(launcher, v, a, *small);
-        };
-        run_op(*impl_, variant, args, stream, launch_small);
-        return;
-    }
-    // With L == 0 there is still final_states to write (from initial_states or zeros).
-    const bool states_only = args.final_states.present() && args.x.shape[0] * args.x.shape[1] > 0;
-    if (empty(args.x) && !states_only) return;
-    // Rows off 16-byte boundaries: a module of their own (launch.hpp).
-    variant.shifted_rows = launch::forward_takes_shifted_rows(variant, args);
-    run_op(*impl_, variant, args, stream,
-           variant.layout == Layout::channel_last ? launch::forward_channel_last : launch::forward_channel_first);
+    const launch::ForwardCall call = launch::plan_forward(validate::forward(args), args);
+    if (!call.launches) return;
+    auto run = [&call](launch::Launcher& launcher, const Variant&, const ForwardArgs& a) { launch::run_forward(launcher, call, a); };
+    run_op(*impl_, call.variant, args, stream, run);
 }
 
 void Runtime::backward(const BackwardArgs& args, void* stream) {
-    Variant variant = validate::backward(args);
-    // A small call runs in one launch, from a module of its own (backward_small.hpp).
-    if (const auto small = launch::backward::plan_small(variant, args)) {
-        variant.small_call = true;
-        auto launch_small = [&small](launch::Launcher& launcher, const Variant& v, const BackwardArgs& a) {
-            launch::backward::run_small(launcher, v, a, *small);
-        };
-        run_op(*impl_, variant, args, stream, launch_small);
-        return;
-    }
-    // The channel-last calls of the tile kernel, and rows off 16-byte boundaries (16-bit
-    // channel-first, and the tile kernel's): modules of their own (backward_plan.hpp).
-    variant.tiled = launch::backward::takes_tile(variant, args);
-    variant.shifted_rows = launch::backward::takes_shifted_rows(variant, args);
-    // An empty x still defines dweight/dbias (zero, or unchanged with accumulate): the
-    // launchers handle it, so there is no early return here.
-    run_op(*impl_, variant, args, stream,
-           variant.layout == Layout::channel_last ? launch::backward_channel_last : launch::backward_channel_first,
-           args.workspace, args.workspace_bytes);
+    const launch::BackwardCall call = launch::plan_backward(validate::backward(args), args);
+    auto run = [&call](launch::Launcher& launcher, const Variant&, const BackwardArgs& a) { launch::run_backward(launcher, call, a); };
+    run_op(*impl_, call.variant, args, stream, run, args.workspace, args.workspace_bytes);
 }
 
 void Runtime::update(const UpdateArgs& raw, void* stream) {
