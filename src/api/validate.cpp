@@ -195,6 +195,24 @@ void check_like_x(const Tensor& t, const Tensor& x, Layout layout, const char* w
              to_string(layout_of(t, what)));
 }
 
+// The layout a call reads x and the tensors of x's shape in: x's own (layout_of) where
+// each of them is readable in it, else the other where x and each of them are. x of one
+// channel (or of one position) has both: a channel-last x sliced to one channel is
+// channel-first by its strides too, while its dout, sliced from a wider tensor, may have
+// its positions a row apart. A tensor readable in neither is left to check_like_x to name.
+Layout layout_for(const Tensor& x, std::initializer_list<const Tensor*> like_x) {
+    const Layout own = layout_of(x, "x");
+    auto readable = [&](Layout layout) {
+        const int axis = layout == Layout::channel_first ? 2 : 1;
+        if (!unit_axis(x, axis)) return false;
+        for (const Tensor* t : like_x)
+            if (t->rank == 3 && t->numel() != 0 && !unit_axis(*t, axis)) return false;
+        return true;
+    };
+    const Layout other = own == Layout::channel_first ? Layout::channel_last : Layout::channel_first;
+    return readable(own) || !readable(other) ? own : other;
+}
+
 }  // namespace
 
 Layout layout_of(const Tensor& t, const char* what) {
@@ -216,6 +234,7 @@ Variant forward(const ForwardArgs& args) {
     v.op = Op::fwd;
     v.activation = args.activation;
     const ConvShape s = check_conv_inputs(args.x, args.weight, args.bias, v);
+    v.layout = layout_for(args.x, {&args.out});
     check_like_x(args.out, args.x, v.layout, "out");
     v.seq_idx = args.seq_idx.present();
     if (v.seq_idx) check_seq_idx(args.seq_idx, s.batch, s.seqlen);
@@ -235,6 +254,7 @@ Variant backward(const BackwardArgs& args) {
     v.activation = args.activation;
     v.deterministic = args.deterministic;
     const ConvShape s = check_conv_inputs(args.x, args.weight, args.bias, v);
+    v.layout = layout_for(args.x, {&args.dout, &args.dx});
     check_like_x(args.dout, args.x, v.layout, "dout");
     check_like_x(args.dx, args.x, v.layout, "dx");
     require_present(args.dweight, "dweight");

@@ -265,6 +265,27 @@ TEST_CASE("backward: seq_idx with states, accumulate and both dweight dtypes, cr
         }
 }
 
+TEST_CASE("backward: x of one channel read channel-last, as a dx sliced from a wider channel-last tensor needs") {
+    // As the forward's case: dout and dx with their positions a padded row apart are
+    // readable channel-last only, so the call runs channel-last (validate's layout_for).
+    std::uint64_t index = 0;
+    for (DType x : {DType::fp32, DType::bf16})
+        for (int width : {1, 4})
+            for (std::int64_t L : {std::int64_t(1), std::int64_t(129), std::int64_t(1134)})
+                for (bool states : {false, true}) {
+                    if (width == 1 && states) continue;
+                    BackwardVariant v{Layout::channel_last, {x, x}, width, Activation::silu, true, states, states, states, true};
+                    ViewOptions x_view, dout_view, dx_view;
+                    x_view.channel_last = dout_view.channel_last = dx_view.channel_last = true;
+                    dout_view.pad[1] = 1;   // D = 1 in rows of 2
+                    dx_view.pad[1] = 2;     // and of 3
+                    const Run r{2, 1, L, x_view, dout_view, dx_view, view_kind(1, true), true, false, states};
+                    const std::uint32_t seed = case_seed(82, index++);
+                    INFO(v.name(), " | ", r.name(), " | seed ", seed);
+                    run_backward_case(v, r, seed);
+                }
+}
+
 TEST_CASE("backward: many rows feeding one dweight (large B·L reduction)") {
     std::uint64_t index = 0;
     for (Layout layout : {Layout::channel_first, Layout::channel_last})

@@ -164,6 +164,27 @@ TEST_CASE("forward: seq_idx together with initial and final states, both layouts
             }
 }
 
+TEST_CASE("forward: x of one channel read channel-last, as an out sliced from a wider channel-last tensor needs") {
+    // x of one channel is channel-first by its strides too; an out whose positions lie a
+    // padded row apart is readable channel-last only, so the call runs channel-last
+    // (validate's layout_for; such calls were refused before).
+    std::uint64_t index = 0;
+    for (DType x : {DType::fp32, DType::bf16})
+        for (int width : {1, 4})
+            for (std::int64_t L : {std::int64_t(1), std::int64_t(129), std::int64_t(1134)})
+                for (bool states : {false, true}) {
+                    if (width == 1 && states) continue;
+                    ForwardVariant v{Layout::channel_last, {x, x}, width, Activation::silu, true, states, states, states};
+                    ViewOptions x_view, out_view;
+                    x_view.channel_last = out_view.channel_last = true;
+                    out_view.pad[1] = 2;   // D = 1 in rows of 3
+                    const Geometry g{2, 1, L, x_view, out_view, view_kind(1, true)};
+                    const std::uint32_t seed = case_seed(81, index++);
+                    INFO(v.name(), " | ", g.name(), " | seed ", seed);
+                    run_forward_case(v, g, seed);
+                }
+}
+
 TEST_CASE("forward: channel-first seq_idx, a block's channels sharing its tile's ids") {
     // With 16-bit x a block computes CC1D_FWD_CF_SEQ_ROWS (4) channels of one batch row
     // (fp32: one): channel counts that leave a partial last group (1, 5, 67) or fill them

@@ -78,6 +78,19 @@ TEST_CASE("forward: each bad argument is named") {
         a.bias = Tensor(fake(2), DType::bf16, {1});
         a.out = Tensor(fake(3), DType::bf16, {2, 1, 33}, {33, 1, 1});
         CHECK_NOTHROW(validate::forward(a));
+        // x of one channel is channel-first and channel-last alike: with an out readable
+        // only channel-last (a slice of a wider channel-last tensor, positions a row apart),
+        // the call is channel-last (it was refused as "expected the channel_first layout").
+        a.x = Tensor(fake(0), DType::bf16, {2, 1, 33}, {33, 1, 1});
+        a.out = Tensor(fake(3), DType::bf16, {2, 1, 33}, {66, 1, 2});
+        CHECK(validate::forward(a).layout == Layout::channel_last);
+        BackwardArgs b;   // the same for a backward's dout and dx
+        b.x = a.x;
+        b.weight = a.weight;
+        b.dout = Tensor(fake(3), DType::bf16, {2, 1, 33}, {33, 1, 1});
+        b.dx = Tensor(fake(4), DType::bf16, {2, 1, 33}, {66, 1, 2});
+        b.dweight = Tensor(fake(5), DType::fp32, {1, 4});
+        CHECK(validate::backward(b).layout == Layout::channel_last);
     }
     { auto a = good_forward(); a.seq_idx = Tensor(fake(4), DType::int32, {2, 32}); CHECK(contains(run(a), "seq_idx: expected shape (2, 33)")); }
     { auto a = good_forward(); a.seq_idx = Tensor(fake(4), DType::fp32, {2, 33}); CHECK(contains(run(a), "seq_idx: expected dtype int32")); }
