@@ -72,10 +72,21 @@ Tensor states(Rng& rng, int slot, DType dtype, std::int64_t B, std::int64_t D, i
 struct Shape {
     std::int64_t B, D, L;
 };
-// B, D and L of at most 2^28 elements in all.
+// B, D and L of at most 2^28 elements in all (a tenth up to 2^33); a quarter of them with L at or next to a
+// length or a size where the plans change their minds (the small-call bounds, the tile
+// kernel's limits, row lengths of one or two tiles).
 Shape random_shape(Rng& rng, std::int64_t most_l = std::int64_t(1) << 18) {
     Shape s{size_up_to(rng, 64), size_up_to(rng, 16384), size_up_to(rng, most_l)};
-    while (s.B * s.D * s.L > (std::int64_t(1) << 28)) s.L = std::max<std::int64_t>(1, s.L / 2);
+    if (coin(rng, 0.25) && s.B * s.D > 0) {
+        const std::int64_t sizes[] = {1 << 17, 1 << 19, 1 << 21, 1 << 22, 1 << 24, 1 << 25, 1 << 26, 1 << 27};
+        const std::int64_t lengths[] = {16, 64, 65, 128, 129, 256, 512, 1024, 4096, 4097};
+        const std::int64_t near = coin(rng, 0.5) ? pick(rng, sizes) / (s.B * s.D) : pick(rng, lengths);
+        s.L = std::max<std::int64_t>(1, near + uniform(rng, -1, 1));
+    }
+    // Now and then past 2^31 elements (64-bit indexing), up to 2^33.
+    const std::int64_t most = std::int64_t(1) << (coin(rng, 0.1) ? 33 : 28);
+    if (most > (std::int64_t(1) << 28) && s.B * s.D > 0) s.L = std::max(s.L, most / (s.B * s.D) - uniform(rng, 0, 3));
+    while (s.B * s.D * s.L > most) s.L = std::max<std::int64_t>(1, s.L / 2);
     return s;
 }
 
@@ -112,7 +123,7 @@ struct CheckingLauncher final : launch::Launcher {
     int launches = 0;
 
     CheckingLauncher(Rng& rng, const Variant& call_module) : module(call_module.normalized()) {
-        const int sms[] = {8, 46, 108, 132, 144, 228, 304};
+        const int sms[] = {1, 2, 8, 46, 108, 132, 144, 228, 304};
         sm_count = pick(rng, sms);
         clusters = coin(rng, 0.5);
         blocks_per_sm = coin(rng, 0.3) ? 0 : int(uniform(rng, 1, 16));
@@ -152,6 +163,8 @@ private:
     void check(launch::Kernel kernel, device::Dim3 grid, device::Dim3 block, unsigned shared, const void* params,
                std::size_t size, unsigned cluster_y) {
         ++launches;
+        INFO("launch ", launches, ": kernel ", int(kernel), ", grid (", grid.x, ", ", grid.y, ", ", grid.z, "), block (", block.x,
+             ", ", block.y, ", ", block.z, "), ", shared, " bytes of shared memory");
         // A kernel the module holds: the main one, else the second or third it names.
         if (kernel == launch::Kernel::reduce) CHECK_MESSAGE(*codegen::second_kernel(module).suffix != 0, "no second kernel in the module");
         if (kernel == launch::Kernel::vectors) CHECK_MESSAGE(*codegen::third_kernel(module).suffix != 0, "no third kernel in the module");
@@ -250,7 +263,7 @@ UpdateArgs random_update(Rng& rng, Shape& s) {
 }
 
 VarlenForwardArgs random_varlen(Rng& rng, Shape& s) {
-    const std::int64_t sequences = size_up_to(rng, 256, 0.0);
+    const std::int64_t sequences = size_up_to(rng, 256);
     s = {1, size_up_to(rng, 8192), size_up_to(rng, std::int64_t(1) << 17)};
     while (s.D * s.L > (std::int64_t(1) << 28)) s.L = std::max<std::int64_t>(1, s.L / 2);
     const DType x = pick(rng, kDtypes), w = pick(rng, kDtypes);

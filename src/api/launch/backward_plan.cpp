@@ -202,7 +202,7 @@ void run(Launcher& launcher, const Variant& variant, const BackwardArgs& args, c
         const device::Dim3 grid = util::flat_grid(util::ceil_div(p.dim * (variant.width + 1), columns));
         if (grid.y > 1)
             fail(ErrorCode::unsupported, "backward: dim {} is too large for the dweight reduction (at most {})", p.dim,
-                 (std::int64_t(1) << 24) * columns / (variant.width + 1));
+                 util::kMaxGridX * columns / (variant.width + 1));
         return grid;
     };
     const int sum_slices = reduce_slices(p.parts);

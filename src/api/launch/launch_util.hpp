@@ -23,12 +23,16 @@ inline bool fast_memory(Launcher& launcher) { return launcher.memory_bandwidth_g
 // Elements of `dtype` in one 16-byte vector.
 inline int vector_elems(DType dtype) { return static_cast<int>(16 / dtype_size(dtype)); }
 
+// The most blocks a grid takes along x: x * blockDim.x stays below 2^32 for blocks of up
+// to 1,024 threads, as HIP requires (its launch takes the threads along x as 32 bits; at
+// 2^24 blocks of 256 threads they were 2^32, which a random launch test found).
+constexpr std::int64_t kMaxGridX = (std::int64_t(1) << 22) - 1;
+
 // `blocks` blocks as a grid: x alone while it fits, else x * y. Kernels rebuild the linear
 // index as blockIdx.y * gridDim.x + blockIdx.x in 32 bits (cc1d_flat_block) and drop the
-// few past `blocks`. x stays at most 2^24 so that x * blockDim.x fits 32 bits (HIP
-// requires it).
+// few past `blocks`.
 inline device::Dim3 flat_grid(std::int64_t blocks) {
-    constexpr std::int64_t max_x = std::int64_t(1) << 24;
+    constexpr std::int64_t max_x = kMaxGridX;
     device::Dim3 grid;
     if (blocks <= 0) {
         grid.x = 0;
