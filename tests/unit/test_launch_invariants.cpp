@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -121,6 +122,7 @@ struct CheckingLauncher final : launch::Launcher {
     double memory_gbps = 3352.0;
     std::size_t workspace_asked = 0;
     int launches = 0;
+    std::vector<std::vector<unsigned char>> params_of;   // each launch's parameter block
 
     CheckingLauncher(Rng& rng, const Variant& call_module) : module(call_module.normalized()) {
         const int sms[] = {1, 2, 8, 46, 108, 132, 144, 228, 304};
@@ -170,6 +172,7 @@ private:
         if (kernel == launch::Kernel::vectors) CHECK_MESSAGE(*codegen::third_kernel(module).suffix != 0, "no third kernel in the module");
         CHECK(params != nullptr);
         CHECK(size > 0);
+        if (params != nullptr) params_of.emplace_back(static_cast<const unsigned char*>(params), static_cast<const unsigned char*>(params) + size);
         CHECK(size <= 4096);   // the kernel parameter limit of every target
         if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;   // launches nothing (DeviceLauncher skips it)
         const std::uint64_t threads = std::uint64_t(block.x) * block.y * block.z;
@@ -184,6 +187,43 @@ private:
         CHECK(cluster_y >= 1);
     }
 };
+
+// What a backward launch's parameter block promises: the partial rows and seq masks lie
+// inside the workspace the call asked for, every position of a row is in some tile or
+// chunk, and the parts walk every (batch, tile) unit.
+void check_backward_params(const CheckingLauncher& launcher, const Variant& module) {
+    const auto base = reinterpret_cast<std::uintptr_t>(address(60, DType::fp32));
+    const std::uintptr_t end = base + launcher.workspace_asked;
+    for (const auto& bytes : launcher.params_of) {
+        REQUIRE(bytes.size() == sizeof(cc1d_bwd_params));
+        cc1d_bwd_params p;
+        std::memcpy(&p, bytes.data(), sizeof(p));
+        const bool rows = p.dw_mode == CC1D_DW_PARTIAL_ROWS || p.dw_mode == CC1D_DW_ATOMIC_PARTIAL;
+        if (rows && p.dim > 0) {
+            const auto at = reinterpret_cast<std::uintptr_t>(p.partials);
+            CHECK(p.partials_row >= p.dim * (module.width + 1));
+            CHECK(at >= base);
+            const std::int64_t used_rows = p.dw_mode == CC1D_DW_PARTIAL_ROWS ? p.parts : 1;
+            CHECK(at + std::uintptr_t(((used_rows - 1) * p.partials_row + p.dim * (module.width + 1)) * 4) <= end);
+        }
+        if (p.seq_masks != nullptr && p.batch * p.seqlen > 0) {
+            const auto at = reinterpret_cast<std::uintptr_t>(p.seq_masks);
+            CHECK(p.seq_mask_stride >= p.seqlen);
+            CHECK(at >= base);
+            CHECK(at + std::uintptr_t(p.batch * p.seq_mask_stride * CC1D_SEQ_MASK_BYTES(module.width)) <= end);
+        }
+        if (module.small_call || p.batch * p.seqlen * p.dim == 0 || p.reduce_mode != CC1D_REDUCE_SUM) continue;
+        // The main kernel's walk (the reduce launches carry the same block).
+        if (module.layout == Layout::channel_last && !module.tiled) {
+            const std::int64_t reach = p.tail_tiles > 0 ? p.tail_start + p.tail_tiles * p.tail_len : p.tiles * p.tile_len;
+            CHECK(reach >= p.seqlen);
+        } else if (module.layout == Layout::channel_first) {
+            CHECK(p.tiles * p.tile_len >= p.seqlen);
+        }
+        if (p.dw_mode != CC1D_DW_ATOMIC_DIRECT && p.dw_mode != CC1D_DW_ATOMIC_PARTIAL)
+            CHECK(p.groups * p.units_per_part >= p.batch * p.tiles);
+    }
+}
 
 std::string describe(const Variant& v, const Shape& s, const std::string& switches) {
     return v.canonical() + " B=" + std::to_string(s.B) + " D=" + std::to_string(s.D) + " L=" + std::to_string(s.L) +
@@ -313,6 +353,7 @@ TEST_CASE("random backward calls: every launch valid for its module, workspace w
         launch::run_backward(launcher, call, args);
         if (s.D > 0) CHECK(launcher.launches >= 1);   // dweight/dbias are written even for an empty x
         CHECK(launcher.workspace_asked <= query);
+        check_backward_params(launcher, call.variant);
         launched += launcher.launches;
         tiled += call.variant.tiled;
         small += call.variant.small_call;
