@@ -418,3 +418,82 @@ TEST_CASE("random decoding steps and packed prefills: every launch valid for its
     MESSAGE(kCalls << " decoding steps, " << update_launches << " launches; " << kCalls << " packed prefills, "
                    << varlen_launches << " launches");
 }
+
+namespace {
+
+// A tensor of random fields: absent, or any rank, shape, strides, dtype and address,
+// sensible or not.
+Tensor garbage_tensor(Rng& rng, int slot) {
+    if (coin(rng, 0.1)) return Tensor();
+    const DType dtypes[] = {DType::fp32, DType::fp16, DType::bf16, DType::int32};
+    Tensor t;
+    t.dtype = pick(rng, dtypes);
+    t.rank = int(uniform(rng, 0, 3));
+    const std::int64_t sizes[] = {0, 1, 2, 3, 5, 8, 64, 129, -1, std::int64_t(1) << 20, std::int64_t(1) << 33};
+    for (int i = 0; i < t.rank; ++i) {
+        t.shape[i] = pick(rng, sizes);
+        const std::int64_t strides[] = {0, 1, -1, 2, 3, 64, 129, -129, std::int64_t(1) << 20, std::int64_t(1) << 40};
+        t.strides[i] = pick(rng, strides);
+    }
+    const int offsets[] = {0, 0, 0, 1, 2, 4};
+    t.data = coin(rng, 0.05) ? nullptr : static_cast<const char*>(address(slot, DType::fp32)) + pick(rng, offsets);
+    return t;
+}
+
+// A valid call of the op with some of its tensors replaced by garbage (or, one time in
+// ten, all of them): validation must refuse with a cc1d::Error or pass, and a call it
+// passes must plan and launch within the limits (or refuse with a cc1d::Error too).
+template <typename Args, typename Make, typename Validate, typename Run>
+void garbage_calls(Rng& rng, Make make, Validate validate_args, Run run, std::initializer_list<Tensor Args::*> fields,
+                   int& refused, int& passed) {
+    for (int i = 0; i < kCalls; ++i) {
+        Shape s;
+        Args args = make(rng, s);
+        int slot = 20;
+        const bool all = coin(rng, 0.1);
+        for (Tensor Args::*field : fields)
+            if (all || coin(rng, 0.15)) args.*field = garbage_tensor(rng, slot++);
+        try {
+            const Variant validated = validate_args(args);
+            ++passed;
+            run(rng, validated, args);
+        } catch (const Error&) {
+            ++refused;
+        } catch (const std::exception& e) {
+            FAIL("not a cc1d::Error: " << e.what());
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("forward and backward calls with garbage tensors: a cc1d::Error or a valid call, nothing else") {
+    Rng rng(5);
+    int refused = 0, passed = 0;
+    garbage_calls<ForwardArgs>(
+        rng, random_forward, [](const ForwardArgs& a) { return validate::forward(a); },
+        [](Rng& r, const Variant& v, const ForwardArgs& a) {
+            const launch::ForwardCall call = launch::plan_forward(v, a);
+            CheckingLauncher launcher(r, call.variant);
+            launch::run_forward(launcher, call, a);
+        },
+        {&ForwardArgs::x, &ForwardArgs::weight, &ForwardArgs::bias, &ForwardArgs::out, &ForwardArgs::seq_idx,
+         &ForwardArgs::initial_states, &ForwardArgs::final_states},
+        refused, passed);
+    garbage_calls<BackwardArgs>(
+        rng, random_backward, [](const BackwardArgs& a) { return validate::backward(a); },
+        [](Rng& r, const Variant& v, const BackwardArgs& a) {
+            const std::size_t query = launch::backward_workspace_bytes(v, a);
+            const launch::BackwardCall call = launch::plan_backward(v, a);
+            CheckingLauncher launcher(r, call.variant);
+            launch::run_backward(launcher, call, a);
+            CHECK(launcher.workspace_asked <= query);
+        },
+        {&BackwardArgs::x, &BackwardArgs::weight, &BackwardArgs::bias, &BackwardArgs::dout, &BackwardArgs::dx,
+         &BackwardArgs::dweight, &BackwardArgs::dbias, &BackwardArgs::seq_idx, &BackwardArgs::initial_states,
+         &BackwardArgs::dinitial_states, &BackwardArgs::dfinal_states},
+        refused, passed);
+    CHECK(refused > kCalls);
+    CHECK(passed > kCalls / 4);
+    MESSAGE(refused << " refused, " << passed << " passed validation");
+}
