@@ -230,11 +230,21 @@ std::string describe(const Variant& v, const Shape& s, const std::string& switch
            " switches: " + switches;
 }
 
-BackwardArgs random_backward(Rng& rng, Shape& s) {
+// What a forward or backward call draws first: its shape, layout, dtypes and width.
+struct ConvDraw {
+    Layout layout;
+    DType x, w;
+    int width, K;
+};
+ConvDraw draw_conv(Rng& rng, Shape& s) {
     s = random_shape(rng);
-    const Layout layout = pick(rng, kLayouts);
-    const DType x = pick(rng, kDtypes), w = pick(rng, kDtypes);
-    const int width = int(uniform(rng, 1, 16)), K = width - 1;
+    ConvDraw c{pick(rng, kLayouts), pick(rng, kDtypes), pick(rng, kDtypes), int(uniform(rng, 1, 16)), 0};
+    c.K = c.width - 1;
+    return c;
+}
+
+BackwardArgs random_backward(Rng& rng, Shape& s) {
+    const auto [layout, x, w, width, K] = draw_conv(rng, s);
     BackwardArgs a;
     a.x = view_bdl(rng, 0, x, s.B, s.D, s.L, layout);
     a.dout = view_bdl(rng, 1, x, s.B, s.D, s.L, layout);
@@ -259,10 +269,7 @@ BackwardArgs random_backward(Rng& rng, Shape& s) {
 }
 
 ForwardArgs random_forward(Rng& rng, Shape& s) {
-    s = random_shape(rng);
-    const Layout layout = pick(rng, kLayouts);
-    const DType x = pick(rng, kDtypes), w = pick(rng, kDtypes);
-    const int width = int(uniform(rng, 1, 16)), K = width - 1;
+    const auto [layout, x, w, width, K] = draw_conv(rng, s);
     ForwardArgs a;
     a.x = view_bdl(rng, 0, x, s.B, s.D, s.L, layout);
     a.out = view_bdl(rng, 1, x, s.B, s.D, s.L, layout);
