@@ -1,8 +1,8 @@
 // Variant -> self-contained kernel source. The text is the backend prelude, the
-// variant's macros, params.h, the shared headers (shared_headers) and the op family's template (then the third
-// kernel's template where a module has one, third_kernel), in that order;
-// nothing is #included at compile time, so the hash of the text is the hash of
-// everything the compiler sees.
+// variant's macros, params.h, the shared headers (shared_headers) and the op family's
+// template (then the third kernel's template where a module has one, third_kernel), in
+// that order; nothing is #included at compile time, so the hash of the text is the hash
+// of everything the compiler sees.
 #pragma once
 
 #include <string>
