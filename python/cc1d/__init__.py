@@ -32,13 +32,14 @@ except ModuleNotFoundError as error:  # only a missing torch itself is tolerated
     def _needs_torch(*args, **kwargs):
         raise ModuleNotFoundError("cc1d's PyTorch functions need torch installed") from _torch_missing
 
-    causal_conv1d_fn = causal_conv1d_update = _needs_torch
+    causal_conv1d_fn = causal_conv1d_update = causal_conv1d_varlen_fn = _needs_torch
 else:
-    from .interface import causal_conv1d_fn, causal_conv1d_update  # noqa: F401
+    from .interface import causal_conv1d_fn, causal_conv1d_update, causal_conv1d_varlen_fn  # noqa: F401
 
 __all__ = [
     "causal_conv1d_fn",
     "causal_conv1d_update",
+    "causal_conv1d_varlen_fn",
     "Cc1dError",
     "LibraryNotFoundError",
     "abi_version",

@@ -165,6 +165,57 @@ def check_update_arguments(x, conv_state, weight, bias, cache_seqlens, conv_stat
     )
 
 
+def check_varlen_arguments(x, weight, bias, query_start_loc, cache_indices, has_initial_state, conv_states):
+    tensor(x, "x")
+    rank(x, "x", 2, "(dim, total_tokens)")
+    float_dtype(x, "x")
+    dim = x.size(0)
+    width = weight_and_bias(weight, bias, dim)
+    tensor(query_start_loc, "query_start_loc")
+    rank(query_start_loc, "query_start_loc", 1, "(num_sequences + 1,)")
+    dtype(query_start_loc, "query_start_loc", torch.int32, "token offsets")
+    if query_start_loc.size(0) < 1:
+        raise ValueError("query_start_loc must hold num_sequences + 1 offsets, got none")
+    sequences = query_start_loc.size(0) - 1
+    if conv_states is None:
+        for name, t in (("cache_indices", cache_indices), ("has_initial_state", has_initial_state)):
+            if t is not None:
+                raise ValueError(f"{name} is given, but conv_states is None (it names or reads conv_states slots)")
+    else:
+        tensor(conv_states, "conv_states")
+        if width < 2:
+            raise ValueError("conv_states must be None for width 1 (there is no state to carry)")
+        rank(conv_states, "conv_states", 3, "(slots, dim, state_len)")
+        dtype(conv_states, "conv_states", x.dtype, "the dtype of x")
+        if conv_states.size(1) != dim or conv_states.size(2) < width - 1:
+            raise ValueError(
+                f"conv_states must have shape (slots, dim, state_len) with dim = {dim} and state_len >= width - 1 = "
+                f"{width - 1}, got {tuple(conv_states.shape)}"
+            )
+        if not has_unit_stride(conv_states):
+            raise ValueError(
+                f"conv_states is updated in place, so it cannot be copied to fix its strides {conv_states.stride()}: "
+                "it needs one dimension with stride 1"
+            )
+        if cache_indices is not None:
+            int32_vector(cache_indices, "cache_indices", (sequences,), "(num_sequences,)", "cache slots")
+        elif conv_states.size(0) < sequences:
+            raise ValueError(
+                f"conv_states must have at least num_sequences = {sequences} slots without cache_indices, "
+                f"got shape {tuple(conv_states.shape)}"
+            )
+        if has_initial_state is not None:
+            tensor(has_initial_state, "has_initial_state")
+            shape(has_initial_state, "has_initial_state", (sequences,), "(num_sequences,)")
+            if has_initial_state.dtype not in (torch.bool, torch.int32):
+                raise TypeError(f"has_initial_state must be bool or int32, got {has_initial_state.dtype}")
+    same_device(
+        [("weight", weight), ("bias", bias), ("query_start_loc", query_start_loc), ("cache_indices", cache_indices),
+         ("has_initial_state", has_initial_state), ("conv_states", conv_states)],
+        x,
+    )
+
+
 # ---- the same rules in one pass, for plain tensors -------------------------------------
 # Callers make sure every argument is a torch.Tensor (or None where optional) first.
 # Devices are left to on_one_gpu, so that the rules can be tested on any machine. Each

@@ -73,6 +73,8 @@ _BACKWARD_TENSORS = _tensor_offsets(_abi.BackwardArgs, "x", "weight", "bias", "d
                                     "seq_idx", "initial_states", "dinitial_states", "dfinal_states")
 _UPDATE_TENSORS = _tensor_offsets(_abi.UpdateArgs, "x", "conv_state", "weight", "bias", "out", "cache_seqlens",
                                   "conv_state_indices")
+_VARLEN_TENSORS = _tensor_offsets(_abi.VarlenForwardArgs, "x", "weight", "bias", "out", "cu_seqlens", "conv_states",
+                                  "cache_indices", "has_initial_state")
 
 
 class _ThreadArgs(threading.local):
@@ -85,6 +87,7 @@ class _ThreadArgs(threading.local):
         self.forward = self._new(_abi.ForwardArgs)
         self.backward = self._new(_abi.BackwardArgs)
         self.update = self._new(_abi.UpdateArgs)
+        self.varlen = self._new(_abi.VarlenForwardArgs)
 
     @staticmethod
     def _new(struct_type):
@@ -105,6 +108,7 @@ class _EntryPoints:
         self.forward = _library.address_function("cc1d_forward")
         self.backward = _library.address_function("cc1d_backward")
         self.update = _library.address_function("cc1d_update")
+        self.varlen = _library.address_function("cc1d_varlen_forward")
 
 
 _entry_points = None
@@ -266,3 +270,13 @@ def update(x, conv_state, weight, bias, out, silu, cache_seqlens=None, conv_stat
     else:
         _fill_checked_update(args, x, conv_state, weight, bias, out, silu, cache_seqlens, conv_state_indices, read)
     _call((_entry_points or _entries()).update, address, x.get_device(), "causal_conv1d_update")
+
+
+def varlen(x, weight, bias, out, silu, cu_seqlens, conv_states=None, cache_indices=None, has_initial_state=None,
+           pad_slot_id=-1):
+    args, address = _thread_args.varlen
+    _describe_all(args, _VARLEN_TENSORS, (x, weight, bias, out, cu_seqlens, conv_states, cache_indices,
+                                          has_initial_state))
+    args.activation = _SILU if silu else _NO_ACTIVATION
+    args.pad_slot_id = pad_slot_id
+    _call(_entries().varlen, address, x.get_device(), "causal_conv1d_varlen_fn")

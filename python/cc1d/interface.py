@@ -1,5 +1,6 @@
 """The reference library's Python interface (causal_conv1d_fn, causal_conv1d_update),
-served by cc1d's runtime-compiled kernels.
+served by cc1d's runtime-compiled kernels, and the packed prefill of serving engines
+(causal_conv1d_varlen_fn).
 
 Same names, arguments and results as the reference, so a model swaps one import.
 Beyond it: seq_idx works in both layouts and together with initial_states, and
@@ -84,3 +85,35 @@ def causal_conv1d_update(x, conv_state, weight, bias=None, activation=None, cach
         return _fast_path.update(x, conv_state, weight, bias, silu, cache_seqlens, conv_state_indices, read)
     _checks.check_update_arguments(x, conv_state, weight, bias, cache_seqlens, conv_state_indices)
     return torch.ops.cc1d.causal_conv1d_update(x, conv_state, weight, bias, silu, cache_seqlens, conv_state_indices)
+
+
+def causal_conv1d_varlen_fn(x, weight, bias=None, query_start_loc=None, cache_indices=None, has_initial_state=None,
+                            conv_states=None, activation="silu", pad_slot_id=-1):
+    """Causal conv1d over sequences packed back to back (prefill in serving engines),
+    updating their conv-state slots in place. No autograd (an inference op).
+
+    Arguments in the order and with the meaning of the serving engines' varlen
+    causal_conv1d_fn (hence activation defaults to "silu" here):
+    x: (dim, total_tokens): tokens contiguous, or a (total_tokens, dim) tensor
+        transposed (channels contiguous); other strides are copied once.
+    weight: (dim, width); bias: (dim,) or None, in weight's dtype.
+    query_start_loc: int32 (num_sequences + 1,): where each sequence starts in x, and
+        where the last ends; tokens outside [query_start_loc[0], query_start_loc[-1])
+        get 0.
+    conv_states: (slots, dim, state_len) with state_len >= width - 1, in x's dtype, or
+        None. After the call each sequence's slot holds in its last width - 1 entries the
+        last width - 1 inputs of the sequence (its history before them where the
+        sequence is shorter); the earlier entries are left alone.
+    cache_indices: int32 (num_sequences,): the slot of each sequence (default: slot i
+        for sequence i); a slot equal to pad_slot_id marks a padding sequence, computed
+        with zero history and with no slot read or written.
+    has_initial_state: bool or int32 (num_sequences,): true reads the sequence's
+        history (the last width - 1 entries of its slot), else zeros; default: zeros.
+    activation: None, "silu" or "swish".
+
+    Returns out (dim, total_tokens) in x's layout.
+    """
+    silu = _checks.activation_is_silu(activation)
+    _checks.check_varlen_arguments(x, weight, bias, query_start_loc, cache_indices, has_initial_state, conv_states)
+    return torch.ops.cc1d.causal_conv1d_varlen_fwd(x, weight, bias, query_start_loc, cache_indices, has_initial_state,
+                                                   conv_states, silu, int(pad_slot_id))

@@ -1,5 +1,5 @@
-"""The torch.library custom ops: cc1d::causal_conv1d_fwd, cc1d::causal_conv1d_bwd and
-cc1d::causal_conv1d_update.
+"""The torch.library custom ops: cc1d::causal_conv1d_fwd, cc1d::causal_conv1d_bwd,
+cc1d::causal_conv1d_update and cc1d::causal_conv1d_varlen_fwd.
 
 Custom ops (not autograd.Function around ctypes) so that torch.compile(fullgraph=True)
 traces through them as single nodes, with fake implementations that give output
@@ -216,3 +216,48 @@ def causal_conv1d_update(
 @causal_conv1d_update.register_fake
 def _(x, conv_state, weight, bias, silu, cache_seqlens, conv_state_indices):
     return _update_output(x)
+
+
+# ---- packed variable-length prefill ----------------------------------------------------
+
+
+def _varlen_channel_last(x):
+    """Whether x (dim, total) is read with its channels contiguous (a (total, dim)
+    tensor transposed) rather than its tokens; one channel counts as tokens contiguous."""
+    strides = x.stride()
+    return strides[1] != 1 and strides[0] == 1 and x.shape[0] > 1
+
+
+def _varlen_output(x, channel_last):
+    """out (dim, total) in x's layout."""
+    dim, total = x.shape
+    return x.new_empty(total, dim).t() if channel_last else x.new_empty(dim, total)
+
+
+@torch.library.custom_op("cc1d::causal_conv1d_varlen_fwd", mutates_args=("conv_states",), device_types="cuda")
+def causal_conv1d_varlen_fwd(
+    x: Tensor,
+    weight: Tensor,
+    bias: Optional[Tensor],
+    query_start_loc: Tensor,
+    cache_indices: Optional[Tensor],
+    has_initial_state: Optional[Tensor],
+    conv_states: Optional[Tensor],
+    silu: bool,
+    pad_slot_id: int,
+) -> Tensor:
+    channel_last = _varlen_channel_last(x)
+    if not channel_last and x.stride(1) != 1 and x.shape[1] > 1:
+        x = x.contiguous()      # neither layout: tokens made contiguous, once
+    out = _varlen_output(x, channel_last)
+    if has_initial_state is not None and has_initial_state.dtype != torch.int32:
+        has_initial_state = has_initial_state.to(torch.int32)    # the library reads int32 flags
+    if x.shape[0] > 0:
+        _launch.varlen(x, weight, bias, out, silu, query_start_loc, conv_states, cache_indices, has_initial_state,
+                       pad_slot_id)
+    return out
+
+
+@causal_conv1d_varlen_fwd.register_fake
+def _(x, weight, bias, query_start_loc, cache_indices, has_initial_state, conv_states, silu, pad_slot_id):
+    return _varlen_output(x, _varlen_channel_last(x))

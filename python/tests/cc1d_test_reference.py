@@ -118,3 +118,30 @@ def backward(x, weight, bias, dout, seq_idx=None, initial_states=None, dfinal_st
         dpadded[:, :, length:length + k_hist] += dfinal_states.double()
     dbias = g.sum(dim=(0, 2)) if bias is not None else None
     return dpadded[:, :, k_hist:], dweight, dbias, dpadded[:, :, :k_hist]
+
+
+def varlen(x, weight, bias, query_start_loc, cache_indices=None, has_initial_state=None, conv_states=None,
+           silu=False, pad_slot_id=-1):
+    """Packed prefill (SEMANTICS.md, variable-length prefill). x (D, total). Returns
+    (out float64 (D, total), the conv_states after the call in their dtype, or None):
+    each sequence is the forward above on its tokens, with the last K entries of its
+    slot as history where has_initial_state says so (zeros otherwise), and its slot's
+    last K entries become the sequence's final states; a sequence whose cache index is
+    pad_slot_id reads and writes no slot. Tokens outside every sequence give 0."""
+    dim, total = x.shape
+    k_hist = weight.shape[1] - 1
+    starts = query_start_loc.tolist()
+    out = torch.zeros(dim, total, dtype=torch.float64, device=x.device)
+    states = conv_states.clone() if conv_states is not None else None
+    for s in range(len(starts) - 1):
+        begin, end = starts[s], starts[s + 1]
+        slot = int(cache_indices[s]) if cache_indices is not None else s
+        padding = cache_indices is not None and slot == pad_slot_id
+        reads = (conv_states is not None and has_initial_state is not None and bool(has_initial_state[s])
+                 and not padding)
+        history = conv_states[slot, :, conv_states.shape[2] - k_hist:][None] if reads else None
+        seq_out, final = forward(x[None, :, begin:end], weight, bias, initial_states=history, silu=silu)
+        out[:, begin:end] = seq_out[0]
+        if states is not None and not padding and k_hist > 0:
+            states[slot, :, states.shape[2] - k_hist:] = final[0].to(states.dtype)
+    return out, states

@@ -31,6 +31,8 @@ def test_import_exposes_the_reference_interface():
     assert hasattr(torch.ops.cc1d, "causal_conv1d_fwd")
     assert hasattr(torch.ops.cc1d, "causal_conv1d_bwd")
     assert hasattr(torch.ops.cc1d, "causal_conv1d_update")
+    assert callable(cc1d.causal_conv1d_varlen_fn)
+    assert hasattr(torch.ops.cc1d, "causal_conv1d_varlen_fwd")
 
 
 @pytest.mark.parametrize("activation", ["relu", "gelu", 1, "SILU"])
@@ -124,6 +126,53 @@ def test_update_with_slots_allows_a_larger_cache():
     with pytest.raises(ValueError, match="x must be on a GPU"):
         cc1d.causal_conv1d_update(torch.randn(2, 8), torch.randn(5, 8, 3), torch.randn(8, 4),
                                   conv_state_indices=torch.tensor([4, 0], dtype=torch.int32))
+
+
+def varlen_args(change=None):
+    args = dict(x=torch.randn(8, 40), weight=torch.randn(8, 4), query_start_loc=torch.tensor([0, 7, 40], dtype=torch.int32),
+                conv_states=torch.randn(3, 8, 3))
+    args.update(change or {})
+    return args
+
+
+VARLEN_ERRORS = [
+    (dict(x=torch.randn(2, 8, 40)), ValueError, r"x must have shape \(dim, total_tokens\)"),
+    (dict(x=torch.randn(8, 40, dtype=torch.float64)), TypeError, "x must be float32"),
+    (dict(weight=torch.randn(7, 4)), ValueError, "dim = 8"),
+    (dict(query_start_loc=None), TypeError, "query_start_loc must be a torch.Tensor"),
+    (dict(query_start_loc=torch.tensor([0, 40])), TypeError, "query_start_loc must have dtype torch.int32"),
+    (dict(query_start_loc=torch.zeros(2, 2, dtype=torch.int32)), ValueError, "query_start_loc must have shape"),
+    (dict(query_start_loc=torch.zeros(0, dtype=torch.int32)), ValueError, "num_sequences \\+ 1 offsets"),
+    (dict(conv_states=torch.randn(3, 8, 2)), ValueError, "state_len >= width - 1 = 3"),
+    (dict(conv_states=torch.randn(3, 7, 3)), ValueError, "dim = 8"),
+    (dict(conv_states=torch.randn(3, 8, 3, dtype=torch.float16)), TypeError, "conv_states must have dtype"),
+    (dict(conv_states=torch.randn(1, 8, 3)), ValueError, "at least num_sequences = 2 slots"),
+    (dict(conv_states=torch.randn(3, 16, 6)[:, ::2, ::2]), ValueError, "cannot be copied to fix its strides"),
+    (dict(conv_states=None, cache_indices=torch.zeros(2, dtype=torch.int32)), ValueError,
+     "cache_indices is given, but conv_states is None"),
+    (dict(conv_states=None, has_initial_state=torch.zeros(2, dtype=torch.bool)), ValueError,
+     "has_initial_state is given, but conv_states is None"),
+    (dict(cache_indices=torch.zeros(3, dtype=torch.int32)), ValueError, r"cache_indices must have shape \(num_sequences,\)"),
+    (dict(cache_indices=torch.zeros(2, dtype=torch.int64)), TypeError, "cache_indices must have dtype torch.int32"),
+    (dict(has_initial_state=torch.zeros(2, dtype=torch.float32)), TypeError, "has_initial_state must be bool or int32"),
+    (dict(has_initial_state=torch.zeros(1, dtype=torch.bool)), ValueError, "has_initial_state must have shape"),
+    (dict(weight=torch.randn(8, 1)), ValueError, "conv_states must be None for width 1"),
+]
+
+
+@pytest.mark.parametrize("change, error, message", VARLEN_ERRORS)
+def test_varlen_argument_errors(change, error, message):
+    with pytest.raises(error, match=message):
+        cc1d.causal_conv1d_varlen_fn(**varlen_args(change))
+
+
+def test_varlen_needs_a_gpu_tensor():
+    # Every rule passes (slots past the sequences, bool flags): only the device is left.
+    with pytest.raises(ValueError, match="x must be on a GPU"):
+        cc1d.causal_conv1d_varlen_fn(**varlen_args(dict(cache_indices=torch.tensor([2, -1], dtype=torch.int32),
+                                                        has_initial_state=torch.tensor([True, False]))))
+    with pytest.raises(ValueError, match="x must be on a GPU"):
+        cc1d.causal_conv1d_varlen_fn(**varlen_args(dict(conv_states=None, weight=torch.randn(8, 1))))
 
 
 # ---- the fast path's one-pass predicates against the same cases ----------------------

@@ -2,8 +2,8 @@
 
 What runs for real: the public functions, the custom ops' implementations (layouts,
 allocation, empty inputs, the fp32 -> parameter dtype casts), their autograd formula,
-torch.compile of them, and the in-place state update. What is mocked: the three calls
-into libcc1d.so (_launch.forward / backward / update), which here also check that every
+torch.compile of them, and the in-place state updates. What is mocked: the four calls
+into libcc1d.so (_launch.forward / backward / update / varlen), which here also check that every
 tensor handed to the library has the layout the library's validation demands. The GPU
 tests run the same paths against the real kernels.
 """
@@ -30,7 +30,7 @@ def _cpu_kernel(implementation):
 
 # Registered once per process: custom ops keep their kernels, so the CPU kernel refuses
 # to run outside the mock below.
-for _op in (ops.causal_conv1d_fwd, ops.causal_conv1d_bwd, ops.causal_conv1d_update):
+for _op in (ops.causal_conv1d_fwd, ops.causal_conv1d_bwd, ops.causal_conv1d_update, ops.causal_conv1d_varlen_fwd):
     torch.library.register_kernel(_op, "cpu", _cpu_kernel(_op._init_fn))
 
 
@@ -81,12 +81,28 @@ def mock_update(x, conv_state, weight, bias, out, silu, cache_seqlens=None, conv
     conv_state.copy_(state)
 
 
+def mock_varlen(x, weight, bias, out, silu, cu_seqlens, conv_states=None, cache_indices=None, has_initial_state=None,
+                pad_slot_id=-1):
+    # The library reads x and out with tokens or channels contiguous, alike; int32 flags.
+    tokens_contiguous = x.stride(1) == 1
+    assert tokens_contiguous or x.stride(0) == 1
+    assert out.stride(1 if tokens_contiguous else 0) == 1
+    assert has_initial_state is None or has_initial_state.dtype == torch.int32
+    unit_stride(conv_states)
+    result, states = reference.varlen(x, weight, bias, cu_seqlens, cache_indices, has_initial_state, conv_states,
+                                      silu, pad_slot_id)
+    out.copy_(result)
+    if conv_states is not None:
+        conv_states.copy_(states)
+
+
 @pytest.fixture(autouse=True)
 def mock_library(monkeypatch):
     global _mock_active
     monkeypatch.setattr(_launch, "forward", mock_forward)
     monkeypatch.setattr(_launch, "backward", mock_backward)
     monkeypatch.setattr(_launch, "update", mock_update)
+    monkeypatch.setattr(_launch, "varlen", mock_varlen)
 
     def all_on_cpu(tensors, x):
         assert x.device.type == "cpu" and all(t is None or t.device.type == "cpu" for _, t in tensors)
@@ -179,6 +195,37 @@ def test_update_writes_the_state_in_place(seed, token_dim):
     assert out.shape == x.shape
     assert not torch.equal(state, before)
     assert torch.equal(state[1], before[1]) and torch.equal(state[2], before[2]) and torch.equal(state[3], before[3])
+
+
+@pytest.mark.parametrize("layout_of_x", ["tokens", "channels", "neither"])
+def test_varlen_writes_its_slots_in_place(seed, layout_of_x):
+    dim, width = 6, 4
+    base = random((dim, 120), torch.float32, "cpu")
+    x = {"tokens": base[:, :60], "channels": base.t().contiguous().t()[:, :60], "neither": base[:, ::2]}[layout_of_x]
+    starts = torch.tensor([1, 30, 31, 58], dtype=torch.int32)
+    slots = random((5, dim, 4), torch.float32, "cpu")
+    indices, flags = torch.tensor([4, -1, 0], dtype=torch.int32), torch.tensor([True, True, False])
+    weight, bias = random((dim, width), torch.float32, "cpu"), random((dim,), torch.float32, "cpu")
+    expected, expected_slots = reference.varlen(x, weight, bias, starts, indices, flags, slots.clone(), True)
+    out = cc1d.causal_conv1d_varlen_fn(x, weight, bias, starts, indices, flags, slots)
+    assert out.shape == x.shape
+    assert out.stride() == {"tokens": (60, 1), "channels": (1, dim), "neither": (60, 1)}[layout_of_x]
+    assert_close(out, expected, torch.float32, seed, "out")
+    assert_equal(slots, expected_slots, seed, "conv_states")
+
+
+def test_compiled_packed_prefill_mutates_the_slots(seed):
+    torch._dynamo.reset()
+
+    def prefill(x, weight, starts, slots):
+        return cc1d.causal_conv1d_varlen_fn(x, weight, None, starts, conv_states=slots) * 2
+
+    x, weight = random((4, 20), torch.float32, "cpu"), random((4, 3), torch.float32, "cpu")
+    starts, slots = torch.tensor([0, 5, 20], dtype=torch.int32), random((2, 4, 2), torch.float32, "cpu")
+    expected, expected_slots = reference.varlen(x, weight, None, starts, conv_states=slots.clone(), silu=True)
+    out = torch.compile(prefill, fullgraph=True, backend="aot_eager")(x, weight, starts, slots)
+    assert_close(out, expected * 2, torch.float32, seed, "out")
+    assert_equal(slots, expected_slots, seed, "conv_states")
 
 
 def test_compiled_block_with_autograd(seed):

@@ -156,3 +156,29 @@ def test_strict_export_of_a_decoding_step(fake):
     program = torch.export.export(Step(), args, strict=True)
     targets = [str(node.target) for node in program.graph.nodes if node.op == "call_function"]
     assert "cc1d.causal_conv1d_update.default" in targets
+
+
+@pytest.mark.parametrize("channel_last", [False, True])
+def test_varlen_output_follows_the_layout_of_x(fake, channel_last):
+    x = cuda(40, 8).t() if channel_last else cuda(8, 40)
+    starts = torch.empty(3, dtype=torch.int32, device="cuda")
+    out = cc1d.causal_conv1d_varlen_fn(x, cuda(8, 4), cuda(8), starts, conv_states=cuda(4, 8, 3),
+                                       has_initial_state=torch.empty(2, dtype=torch.bool, device="cuda"))
+    assert out.shape == x.shape and out.dtype == x.dtype
+    assert out.stride() == x.stride()
+    # Neither layout: the op reads a copy with contiguous tokens, and out is laid out so.
+    odd = cuda(8, 80)[:, ::2]
+    assert cc1d.causal_conv1d_varlen_fn(odd, cuda(8, 4), None, starts).stride() == (40, 1)
+
+
+def test_strict_export_of_a_packed_prefill(fake):
+    class Prefill(torch.nn.Module):
+        def forward(self, x, weight, bias, starts, slots, flags, states):
+            return cc1d.causal_conv1d_varlen_fn(x, weight, bias, starts, slots, flags, states)
+
+    args = (cuda(16, 40), cuda(16, 4), cuda(16), torch.empty(3, dtype=torch.int32, device="cuda"),
+            torch.empty(2, dtype=torch.int32, device="cuda"), torch.empty(2, dtype=torch.bool, device="cuda"),
+            cuda(4, 16, 3))
+    program = torch.export.export(Prefill(), args, strict=True)
+    targets = [str(node.target) for node in program.graph.nodes if node.op == "call_function"]
+    assert "cc1d.causal_conv1d_varlen_fwd.default" in targets

@@ -132,6 +132,32 @@ def test_marshalled_shapes_and_dtypes_reach_the_library(host_launch):
                              torch.empty(8, 3), None, False)
 
 
+def test_marshalled_varlen_arguments_reach_the_library(host_launch):
+    # Every tensor, the activation and the pad slot as the library sees them: each
+    # mistake is named by its validation, and a valid call gets as far as the backend.
+    x, weight, starts = torch.randn(8, 40), torch.randn(8, 4), torch.tensor([0, 7, 40], dtype=torch.int32)
+    slots, flags = torch.randn(3, 8, 3), torch.ones(2, dtype=torch.int32)
+
+    def call(**change):
+        args = dict(x=x, weight=weight, bias=None, out=torch.empty(8, 40), silu=True, cu_seqlens=starts,
+                    conv_states=slots, cache_indices=None, has_initial_state=flags, pad_slot_id=-1)
+        args.update(change)
+        host_launch.varlen(**args)
+
+    with pytest.raises(cc1d.Cc1dError, match=r"out: expected the channel_first layout of x"):
+        call(out=torch.empty(40, 8).t())
+    with pytest.raises(cc1d.Cc1dError, match=r"conv_states: expected \(slots, 8, >= 3\)"):
+        call(conv_states=torch.randn(3, 8, 2))
+    with pytest.raises(cc1d.Cc1dError, match=r"cache_indices: expected shape \(2\)"):
+        call(cache_indices=torch.zeros(3, dtype=torch.int32))
+    with pytest.raises(cc1d.Cc1dError, match=r"has_initial_state: expected shape \(2\)"):
+        call(has_initial_state=torch.ones(1, dtype=torch.int32))
+    if not torch.cuda.is_available():      # (valid host pointers must not reach a GPU)
+        with pytest.raises(cc1d.Cc1dError) as caught:
+            call(cache_indices=torch.tensor([2, -1], dtype=torch.int32), pad_slot_id=-1)
+        assert caught.value.status == _abi.Status.BACKEND_UNAVAILABLE
+
+
 def test_valid_arguments_without_a_gpu_report_the_backend(host_launch):
     if torch.cuda.is_available():
         pytest.skip("a GPU is present: valid host pointers must not reach it")
