@@ -12,7 +12,7 @@ set -u
 t0=$(date +%s)
 nvidia-smi --query-gpu=name --format=csv,noheader | tee $OUT/device.txt
 W=/tmp/w164; rm -rf $W; mkdir -p $W/out
-bash scripts/configure.sh gpu_test_backward gpu_test_forward cc1d-bench > /tmp/build.log 2>&1
+bash scripts/configure.sh gpu_test_backward gpu_test_forward gpu_test_forward_large_index gpu_test_varlen cc1d cc1d-bench > /tmp/build.log 2>&1
 echo "build rc $? $(( $(date +%s) - t0 )) s"
 export CC1D_TEST_CACHE_DIR=/tmp/tc
 NEW='*channel-last rows off 16-byte boundaries*'
@@ -27,10 +27,18 @@ for op in forward backward; do
 done
 run forward-matrix ${T:-150} build/tests/gpu_test_forward -tc="*every layout x dtype pair x width*,*seq_idx together with initial*"
 run backward-tile ${T:-150} build/tests/gpu_test_backward -tc="*through the tile kernel*"
+# What changed on the host since the last GPU run (README, "Where it is verified"): x of one
+# channel read channel-last, grids of at most 2^22 - 1 blocks along x (the largest calls),
+# the packed prefill (of no channels too), and the Python package's packed prefill.
+run forward-onechannel ${T:-150} build/tests/gpu_test_forward -tc="*x of one channel*"
+run backward-onechannel ${T:-150} build/tests/gpu_test_backward -tc="*x of one channel*"
+run large-index ${T:-150} build/tests/gpu_test_forward_large_index
+run varlen ${T:-150} build/tests/gpu_test_varlen
+run python-varlen ${T:-150} env CC1D_LIBRARY=$PWD/build/libcc1d.so PYTHONPATH=$PWD/python python3 -m pytest -q -p no:cacheprovider python/tests/test_varlen_gpu.py
 wait
-names="forward-plain forward-memcheck forward-racecheck backward-plain backward-memcheck backward-racecheck forward-matrix backward-tile"
+names="forward-plain forward-memcheck forward-racecheck backward-plain backward-memcheck backward-racecheck forward-matrix backward-tile forward-onechannel backward-onechannel large-index varlen python-varlen"
 for n in $names; do
-  echo "== $n"; grep -E 'test cases:|assertions:|ERROR SUMMARY|RACECHECK SUMMARY|FAILED|ERROR:' /tmp/$n.log | head -5; tail -n1 /tmp/$n.log
+  echo "== $n"; grep -E 'test cases:|assertions:|ERROR SUMMARY|RACECHECK SUMMARY|FAILED|ERROR:|passed|failed' /tmp/$n.log | head -5; tail -n1 /tmp/$n.log
 done | tee $OUT/summary.txt
 for n in $names; do gzip -c /tmp/$n.log > $OUT/$n.log.gz; done
 echo "A/B from $(( $(date +%s) - t0 )) s"
