@@ -98,6 +98,7 @@ void Runtime::update(const UpdateArgs& raw, void* stream) {
 
 void Runtime::varlen_forward(const VarlenForwardArgs& args, void* stream) {
     const Variant variant = validate::varlen_forward(args);
+    if (args.x.shape[0] == 0) return;   // no channels: nothing to write (x is (dim, total))
     run_op(*impl_, variant, args, stream, launch::varlen_forward);
 }
 
