@@ -102,6 +102,25 @@ def states(t, name, batch, dim, width, x):
     dtype(t, name, x.dtype, "the dtype of x")
 
 
+def state_cache(t, name, rows, dim, width, x):
+    """A cache of states written in place (update's conv_state, the packed prefill's
+    conv_states): (rows, dim, state_len >= width - 1) in x's dtype, with one stride 1,
+    since a copy to fix its strides would leave the caller's tensor unwritten."""
+    tensor(t, name)
+    rank(t, name, 3, f"({rows}, dim, state_len)")
+    dtype(t, name, x.dtype, "the dtype of x")
+    if t.size(1) != dim or t.size(2) < width - 1:
+        raise ValueError(
+            f"{name} must have shape ({rows}, dim, state_len) with dim = {dim} and state_len >= width - 1 = "
+            f"{width - 1}, got {tuple(t.shape)}"
+        )
+    if not has_unit_stride(t):
+        raise ValueError(
+            f"{name} is updated in place, so it cannot be copied to fix its strides {t.stride()}: "
+            "it needs one dimension with stride 1"
+        )
+
+
 def int32_vector(t, name, length, dims, meaning):
     tensor(t, name)
     shape(t, name, length, dims)
@@ -136,19 +155,7 @@ def check_update_arguments(x, conv_state, weight, bias, cache_seqlens, conv_stat
     float_dtype(x, "x")
     batch, dim = x.shape[0], x.shape[1]
     width = weight_and_bias(weight, bias, dim)
-    tensor(conv_state, "conv_state")
-    rank(conv_state, "conv_state", 3, "(batch, dim, state_len)")
-    dtype(conv_state, "conv_state", x.dtype, "the dtype of x")
-    if conv_state.size(1) != dim or conv_state.size(2) < width - 1:
-        raise ValueError(
-            f"conv_state must have shape (batch, dim, state_len) with dim = {dim} and state_len >= width - 1 = "
-            f"{width - 1}, got {tuple(conv_state.shape)}"
-        )
-    if not has_unit_stride(conv_state):
-        raise ValueError(
-            f"conv_state is updated in place, so it cannot be copied to fix its strides {conv_state.stride()}: "
-            "it needs one dimension with stride 1"
-        )
+    state_cache(conv_state, "conv_state", "batch", dim, width, x)
     if cache_seqlens is not None:
         int32_vector(cache_seqlens, "cache_seqlens", (batch,), "(batch,)", "positions")
     if conv_state_indices is not None:
@@ -182,21 +189,9 @@ def check_varlen_arguments(x, weight, bias, query_start_loc, cache_indices, has_
             if t is not None:
                 raise ValueError(f"{name} is given, but conv_states is None (it names or reads conv_states slots)")
     else:
-        tensor(conv_states, "conv_states")
         if width < 2:
             raise ValueError("conv_states must be None for width 1 (there is no state to carry)")
-        rank(conv_states, "conv_states", 3, "(slots, dim, state_len)")
-        dtype(conv_states, "conv_states", x.dtype, "the dtype of x")
-        if conv_states.size(1) != dim or conv_states.size(2) < width - 1:
-            raise ValueError(
-                f"conv_states must have shape (slots, dim, state_len) with dim = {dim} and state_len >= width - 1 = "
-                f"{width - 1}, got {tuple(conv_states.shape)}"
-            )
-        if not has_unit_stride(conv_states):
-            raise ValueError(
-                f"conv_states is updated in place, so it cannot be copied to fix its strides {conv_states.stride()}: "
-                "it needs one dimension with stride 1"
-            )
+        state_cache(conv_states, "conv_states", "slots", dim, width, x)
         if cache_indices is not None:
             int32_vector(cache_indices, "cache_indices", (sequences,), "(num_sequences,)", "cache slots")
         elif conv_states.size(0) < sequences:
