@@ -1,4 +1,5 @@
-"""Memory layouts of (B, D, L) tensors, as the library reads them from the strides.
+"""Memory layouts of (B, D, L) tensors (and of the packed prefill's (D, total)), as the
+library reads them from the strides.
 
 channel-first: stride(2) == 1 (each channel's row is contiguous);
 channel-last:  stride(1) == 1 (stored as (B, L, D)).
@@ -73,3 +74,30 @@ def with_unit_stride(t):
     if t is None or has_unit_stride(t):
         return t
     return t.contiguous()
+
+
+# Packed prefill: x (dim, total_tokens), tokens contiguous or a (total_tokens, dim) tensor
+# transposed (channels contiguous).
+
+
+def tokens_channel_last(x):
+    """Whether x (dim, total) is read with its channels contiguous rather than its
+    tokens; one channel counts as tokens contiguous."""
+    strides = x.stride()
+    return strides[1] != 1 and strides[0] == 1 and x.shape[0] > 1
+
+
+def tokens_input_and_layout(x):
+    """x itself when the library reads it, else a copy with contiguous tokens; and
+    whether it is read channels-contiguous."""
+    if tokens_channel_last(x):
+        return x, True
+    if x.stride(1) != 1 and x.shape[1] > 1:
+        return x.contiguous(), False
+    return x, False
+
+
+def empty_tokens(shape, channel_last, like):
+    """An uninitialized (dim, total) tensor in the given layout, on like's device and dtype."""
+    dim, total = shape
+    return like.new_empty(total, dim).t() if channel_last else like.new_empty(dim, total)

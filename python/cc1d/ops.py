@@ -19,8 +19,8 @@ from typing import Optional, Tuple
 import torch
 
 from . import _launch
-from ._layout import (as_conv_input, conv_input_and_layout, empty_conv, in_layout_of, is_channel_last,
-                      with_unit_stride)
+from ._layout import (as_conv_input, conv_input_and_layout, empty_conv, empty_tokens, in_layout_of, is_channel_last,
+                      tokens_channel_last, tokens_input_and_layout, with_unit_stride)
 
 Tensor = torch.Tensor
 
@@ -221,19 +221,6 @@ def _(x, conv_state, weight, bias, silu, cache_seqlens, conv_state_indices):
 # ---- packed variable-length prefill ----------------------------------------------------
 
 
-def _varlen_channel_last(x):
-    """Whether x (dim, total) is read with its channels contiguous (a (total, dim)
-    tensor transposed) rather than its tokens; one channel counts as tokens contiguous."""
-    strides = x.stride()
-    return strides[1] != 1 and strides[0] == 1 and x.shape[0] > 1
-
-
-def _varlen_output(x, channel_last):
-    """out (dim, total) in x's layout."""
-    dim, total = x.shape
-    return x.new_empty(total, dim).t() if channel_last else x.new_empty(dim, total)
-
-
 @torch.library.custom_op("cc1d::causal_conv1d_varlen_fwd", mutates_args=("conv_states",), device_types="cuda")
 def causal_conv1d_varlen_fwd(
     x: Tensor,
@@ -246,10 +233,8 @@ def causal_conv1d_varlen_fwd(
     silu: bool,
     pad_slot_id: int,
 ) -> Tensor:
-    channel_last = _varlen_channel_last(x)
-    if not channel_last and x.stride(1) != 1 and x.shape[1] > 1:
-        x = x.contiguous()      # neither layout: tokens made contiguous, once
-    out = _varlen_output(x, channel_last)
+    x, channel_last = tokens_input_and_layout(x)
+    out = empty_tokens(x.shape, channel_last, x)
     if has_initial_state is not None and has_initial_state.dtype != torch.int32:
         has_initial_state = has_initial_state.to(torch.int32)    # the library reads int32 flags
     if x.shape[0] > 0:
@@ -260,4 +245,4 @@ def causal_conv1d_varlen_fwd(
 
 @causal_conv1d_varlen_fwd.register_fake
 def _(x, weight, bias, query_start_loc, cache_indices, has_initial_state, conv_states, silu, pad_slot_id):
-    return _varlen_output(x, _varlen_channel_last(x))
+    return empty_tokens(x.shape, tokens_channel_last(x), x)

@@ -195,13 +195,12 @@ void check_like_x(const Tensor& t, const Tensor& x, Layout layout, const char* w
              to_string(layout_of(t, what)));
 }
 
-// The layout a call reads x and the tensors of x's shape in: x's own (layout_of) where
-// each of them is readable in it, else the other where x and each of them are. x of one
+// The layout a call reads x and the tensors of x's shape in: x's own (`own`, layout_of's
+// answer) where each of them is readable in it, else the other where x and each of them are. x of one
 // channel (or of one position) has both: a channel-last x sliced to one channel is
 // channel-first by its strides too, while its dout, sliced from a wider tensor, may have
 // its positions a row apart. A tensor readable in neither is left to check_like_x to name.
-Layout layout_for(const Tensor& x, std::initializer_list<const Tensor*> like_x) {
-    const Layout own = layout_of(x, "x");
+Layout layout_for(const Tensor& x, Layout own, std::initializer_list<const Tensor*> like_x) {
     auto readable = [&](Layout layout) {
         const int axis = layout == Layout::channel_first ? 2 : 1;
         if (!unit_axis(x, axis)) return false;
@@ -234,7 +233,7 @@ Variant forward(const ForwardArgs& args) {
     v.op = Op::fwd;
     v.activation = args.activation;
     const ConvShape s = check_conv_inputs(args.x, args.weight, args.bias, v);
-    v.layout = layout_for(args.x, {&args.out});
+    v.layout = layout_for(args.x, v.layout, {&args.out});
     check_like_x(args.out, args.x, v.layout, "out");
     v.seq_idx = args.seq_idx.present();
     if (v.seq_idx) check_seq_idx(args.seq_idx, s.batch, s.seqlen);
@@ -254,7 +253,7 @@ Variant backward(const BackwardArgs& args) {
     v.activation = args.activation;
     v.deterministic = args.deterministic;
     const ConvShape s = check_conv_inputs(args.x, args.weight, args.bias, v);
-    v.layout = layout_for(args.x, {&args.dout, &args.dx});
+    v.layout = layout_for(args.x, v.layout, {&args.dout, &args.dx});
     check_like_x(args.dout, args.x, v.layout, "dout");
     check_like_x(args.dx, args.x, v.layout, "dx");
     require_present(args.dweight, "dweight");
