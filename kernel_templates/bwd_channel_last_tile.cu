@@ -331,7 +331,10 @@ CC1D_DEVICE void bt_walk(const cc1d_vec16* buf, const bt_span_ids& m, int lane, 
 #pragma unroll
             for (int c = 0; c < kBtPer; ++c) st.db[c] += gs[c];
             if (kWhole || kWalk - 1 - i < out.rows) {
-                if (kWhole || out.vec) {
+                if (CC1D_SHIFTED_ROWS && kWhole) {   // (both channels exist; rows of unit stride along D)
+#pragma unroll
+                    for (int c = 0; c < kBtPer; ++c) out.at[c] = cc1d_to_x(acc[c]);
+                } else if (kWhole || out.vec) {
                     *reinterpret_cast<unsigned int*>(out.at) = bt_pack(acc);
                 } else {
 #pragma unroll
@@ -398,6 +401,11 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_CL_THREADS, CC1D_BWD_CL_TI
     // (The module of rows off 16-byte boundaries has no vector tiles: the host sends it no
     // call whose rows are aligned.)
     const bool vector_tile = !CC1D_SHIFTED_ROWS && p.vector_ok != 0 && c0 + kBtChannels <= p.dim;
+    // Whether the thread's dx stores go without a test where its rows lie before L: one
+    // 4-byte store a step in vector tiles; in the module of rows off 16-byte boundaries,
+    // where the thread's channels all exist, one store a channel (a row's word there may
+    // straddle a 4-byte boundary).
+    const bool whole_rows = vector_tile || (CC1D_SHIFTED_ROWS && n == kBtPer);
 
     const auto raw_weights = cc1d_fetch_channel_weights<kBtPer>(p, c);
     const cc1d_i64 units = p.batch * p.tiles;
@@ -447,11 +455,11 @@ extern "C" __global__ void __launch_bounds__(CC1D_BWD_CL_THREADS, CC1D_BWD_CL_TI
         // (a segment inside one sequence walks as without seq_idx; one all padding stores 0s)
         const bt_span_ids m = bt_vote_span_ids(bt_ids + buffer * kBtIdRows, lane, a);
         if (bt_all_padding(m)) bt_zero_rows(out);
-        else if (vector_tile && out.rows == kBtSteps && bt_one_sequence(m)) bt_walk<true, false>(tile, m, lane, a, out, st);
+        else if (whole_rows && out.rows == kBtSteps && bt_one_sequence(m)) bt_walk<true, false>(tile, m, lane, a, out, st);
         else bt_walk<false, true>(tile, m, lane, a, out, st);
 #else
         const bt_span_ids m{};   // (unread)
-        if (vector_tile && out.rows == kBtSteps) bt_walk<true, false>(tile, m, lane, a, out, st);
+        if (whole_rows && out.rows == kBtSteps) bt_walk<true, false>(tile, m, lane, a, out, st);
         else bt_walk<false, false>(tile, m, lane, a, out, st);
 #endif
         __syncthreads();   // before this buffer is staged again
