@@ -4,7 +4,8 @@
 Reads every entry (<key>.bin, with its <key>.json sidecar for the variant's name),
 writes its CUBIN payload to a temporary file and asks `cuobjdump -res-usage` about it.
 With --sass DIR it also writes each kernel's disassembly there. Needs cuobjdump from a
-CUDA toolkit (or CUOBJDUMP=/path/to/cuobjdump); no GPU.
+CUDA toolkit (or CUOBJDUMP=/path/to/cuobjdump; where the toolkit has none, PyPI's
+nvidia-cuda-cuobjdump wheel carries one under nvidia/cu13/bin); no GPU.
 
     cc1d-precompile --config my.json --target sm_90 --cache-dir /tmp/c
     scripts/kernel_resources.py /tmp/c [--sass /tmp/sass]
