@@ -121,6 +121,18 @@ def state_cache(t, name, rows, dim, width, x):
         )
 
 
+def slot_indices(indices, name, cache, cache_name, count, count_name, unit):
+    """The slot of each of `count` rows in a state cache: int32 indices of shape (count,),
+    or, without them, rows 0..count-1 of the cache, which must then hold that many."""
+    if indices is not None:
+        int32_vector(indices, name, (count,), f"({count_name},)", "cache slots")
+    elif cache.size(0) < count:
+        raise ValueError(
+            f"{cache_name} must have at least {count_name} = {count} {unit} without {name}, "
+            f"got shape {tuple(cache.shape)}"
+        )
+
+
 def int32_vector(t, name, length, dims, meaning):
     tensor(t, name)
     shape(t, name, length, dims)
@@ -158,13 +170,7 @@ def check_update_arguments(x, conv_state, weight, bias, cache_seqlens, conv_stat
     state_cache(conv_state, "conv_state", "batch", dim, width, x)
     if cache_seqlens is not None:
         int32_vector(cache_seqlens, "cache_seqlens", (batch,), "(batch,)", "positions")
-    if conv_state_indices is not None:
-        int32_vector(conv_state_indices, "conv_state_indices", (batch,), "(batch,)", "cache slots")
-    elif conv_state.size(0) < batch:
-        raise ValueError(
-            f"conv_state must have at least batch = {batch} rows without conv_state_indices, "
-            f"got shape {tuple(conv_state.shape)}"
-        )
+    slot_indices(conv_state_indices, "conv_state_indices", conv_state, "conv_state", batch, "batch", "rows")
     same_device(
         [("conv_state", conv_state), ("weight", weight), ("bias", bias), ("cache_seqlens", cache_seqlens),
          ("conv_state_indices", conv_state_indices)],
@@ -192,13 +198,7 @@ def check_varlen_arguments(x, weight, bias, query_start_loc, cache_indices, has_
         if width < 2:
             raise ValueError("conv_states must be None for width 1 (there is no state to carry)")
         state_cache(conv_states, "conv_states", "slots", dim, width, x)
-        if cache_indices is not None:
-            int32_vector(cache_indices, "cache_indices", (sequences,), "(num_sequences,)", "cache slots")
-        elif conv_states.size(0) < sequences:
-            raise ValueError(
-                f"conv_states must have at least num_sequences = {sequences} slots without cache_indices, "
-                f"got shape {tuple(conv_states.shape)}"
-            )
+        slot_indices(cache_indices, "cache_indices", conv_states, "conv_states", sequences, "num_sequences", "slots")
         if has_initial_state is not None:
             tensor(has_initial_state, "has_initial_state")
             shape(has_initial_state, "has_initial_state", (sequences,), "(num_sequences,)")
